@@ -1,0 +1,143 @@
+"""The contract between a graded lab and the autograder.
+
+Each lab has a spec module `autograder/specs/<lab_id_with_underscores>.py` exposing `SPEC: LabSpec`.
+A task is one nbgrader test cell (its `grade_id`) worth `points`; it passes when the student's
+function matches the trusted reference on every visible case and on `n_hidden` hidden cases.
+
+Why data, not asserts: the trusted grader must judge *outside* the student's process. The student
+process only calls the student's function on the case inputs and returns encoded outputs; the
+trusted process computes the reference on the same inputs and compares. The same spec also drives
+the visible checks a student runs in the notebook (`autograder.check.run_visible`) and the hidden
+checks inside nbgrader's own kernel (`autograder.hidden.check_task`), so all three agree.
+
+Data flow of one case (all plain data crosses the process boundary):
+    case.args/kwargs (JSON-able)  --task.prepare-->  call arguments (tensors, models, ...)
+    student_fn(*call_args)        --task.encode--->  JSON-able output (runs in the student process)
+    reference(*call_args)         --task.encode--->  JSON-able output (runs in the trusted process)
+    task.compare(student, reference) -> None if equal enough, else a teaching message
+"""
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str                                   # shown to the student, e.g. "square 4096 matmul in BF16"
+    args: tuple = ()                            # JSON-able plain data (numbers, strings, lists, dicts)
+    kwargs: dict = field(default_factory=dict)  # JSON-able plain data
+    hint: str = ""                              # teaching message shown when this case fails
+    expected: Any = None                        # visible cases only: the encoded reference output,
+                                                # shown to students; tests check it equals the reference
+
+
+def encode(value: Any) -> Any:
+    """Turn an output into plain JSON-able data. Tensors/arrays become {"shape", "data"}."""
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    if hasattr(value, "detach") and hasattr(value, "tolist"):   # torch.Tensor, without importing torch
+        t = value.detach().to("cpu")
+        if t.is_floating_point():
+            t = t.double()
+        return {"shape": list(t.shape), "data": t.reshape(-1).tolist()}
+    if hasattr(value, "tolist") and hasattr(value, "shape"):   # numpy array or scalar
+        return {"shape": list(value.shape), "data": value.reshape(-1).tolist()} if value.shape else value.item()
+    if isinstance(value, dict):
+        return {str(k): encode(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [encode(v) for v in value]
+    if isinstance(value, (int, float)):  # numpy/torch scalars that passed the checks above
+        return float(value)
+    raise TypeError(f"cannot encode a {type(value).__name__} as plain data")
+
+
+def approx(rel: float = 1e-6, abs_: float = 1e-9) -> Callable[[Any, Any], str | None]:
+    """Compare encoded outputs elementwise: numbers within tolerance, everything else exactly."""
+
+    def compare(got: Any, want: Any, path: str = "output") -> str | None:
+        if isinstance(want, bool) or want is None or isinstance(want, str):
+            return None if got == want and type(got) is type(want) else f"{path}: expected {want!r}, got {got!r}"
+        if isinstance(want, (int, float)):
+            if isinstance(got, bool) or not isinstance(got, (int, float)):
+                return f"{path}: expected a number, got {type(got).__name__}"
+            if math.isnan(want):
+                return None if math.isnan(got) else f"{path}: expected NaN, got {got!r}"
+            if math.isclose(got, want, rel_tol=rel, abs_tol=abs_):
+                return None
+            return f"{path}: expected {want:.6g}, got {got:.6g}"
+        if isinstance(want, dict):
+            if not isinstance(got, dict):
+                return f"{path}: expected a {'tensor' if 'shape' in want else 'dict'}, got {type(got).__name__}"
+            if set(got) != set(want):
+                return f"{path}: expected keys {sorted(want)}, got {sorted(got)}"
+            if "shape" in want and got["shape"] != want["shape"]:
+                return f"{path}: expected shape {tuple(want['shape'])}, got {tuple(got['shape'])}"
+            for key in want:
+                message = compare(got[key], want[key], f"{path}[{key!r}]" if "shape" not in want else path)
+                if message:
+                    return message
+            return None
+        if isinstance(want, list):
+            if not isinstance(got, list) or len(got) != len(want):
+                return f"{path}: expected a list of length {len(want)}, got {got!r:.80}"
+            for i, (g, w) in enumerate(zip(got, want)):
+                message = compare(g, w, f"{path}[{i}]")
+                if message:
+                    return message
+            return None
+        return f"{path}: cannot compare {type(want).__name__}"
+
+    return compare
+
+
+def _identity(case: Case) -> tuple[tuple, dict]:
+    return tuple(case.args), dict(case.kwargs)
+
+
+@dataclass(frozen=True)
+class Task:
+    grade_id: str                                   # nbgrader grade cell id of the task's test cell
+    title: str                                      # "Task (arithmetic intensity)"
+    points: float
+    function: str                                   # name of the function the student defines
+    visible: tuple[Case, ...] = ()
+    hidden: Callable[[random.Random], Case] | None = None  # draws one hidden case from a seeded rng
+    n_hidden: int = 5
+    compare: Callable[[Any, Any], str | None] = field(default_factory=approx)
+    prepare: Callable[[Case], tuple[tuple, dict]] = _identity  # plain-data case -> call args; runs in
+                                                               # both processes, must be deterministic
+    reference: Callable[..., Any] | None = None     # trusted reference; default: the solution
+                                                    # notebook's function named `function`
+    encode: Callable[[Any], Any] = encode           # output -> plain data (runs in the student process)
+
+
+@dataclass(frozen=True)
+class LabSpec:
+    lab_id: str                  # "lab1-roofline": folder under solutions/ and labs/
+    notebook: str                # "lab1-roofline.ipynb"
+    tasks: tuple[Task, ...]
+
+    def task(self, grade_id: str) -> Task:
+        for task in self.tasks:
+            if task.grade_id == grade_id:
+                return task
+        raise KeyError(f"{self.lab_id} has no task with grade_id {grade_id!r}")
+
+    @property
+    def total_points(self) -> float:
+        return sum(task.points for task in self.tasks)
+
+
+def load_spec(lab_id: str) -> LabSpec:
+    """Import autograder/specs/<lab_id with '-' as '_'>.py and return its SPEC."""
+    import importlib
+
+    module = importlib.import_module(f"autograder.specs.{lab_id.replace('-', '_')}")
+    return module.SPEC

@@ -1,0 +1,1 @@
+"""One module per graded lab, each exposing SPEC: autograder.spec.LabSpec."""

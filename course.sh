@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# One entry point for a fresh machine with Python 3.11:
+#   ./course.sh start [course start options]   set up .venv and open the course in JupyterLab
+#   ./course.sh test  [pytest options]         set up .venv plus test tools and run the whole suite
+# Set-up is idempotent: a second run only checks that everything is already installed.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cd "$here"
+venv="${COURSE_VENV:-$here/.venv}"
+python="${PYTHON:-python3}"
+stamp="$venv/.course-setup"
+
+die() { echo "course.sh: $*" >&2; exit 1; }
+# pip warns once per package about find-links folders it cannot use; keep real errors only.
+quiet_pip() { grep -v "is ignored: it is neither a file nor a directory" || true; }
+
+make_venv() {
+  if [ ! -x "$venv/bin/python" ]; then
+    "$python" -c 'import sys; sys.exit(sys.version_info < (3, 10))' \
+      || die "Python 3.10 or newer is needed (found $("$python" --version 2>&1)); set PYTHON=/path/to/python3.11"
+    echo "==> creating virtual environment in $venv"
+    "$python" -m venv "$venv"
+  fi
+}
+
+# pip install, but only when pyproject/constraints changed since the last successful install.
+pip_install() {  # $1 = extras spec, e.g. "" or "[test]"
+  local want; want="$1:$(cat pyproject.toml constraints-cpu.txt | sha256sum | cut -c1-16)"
+  if [ -f "$stamp" ] && grep -qxF "$want" "$stamp"; then return; fi
+  echo "==> installing the course into $venv (torch: CPU build unless COURSE_PIP_ARGS says otherwise)"
+  # Torch first and pinned, so no other requirement can pull a multi-GB CUDA build by accident.
+  # shellcheck disable=SC2086
+  "$venv/bin/python" -m pip install --quiet -c constraints-cpu.txt ${COURSE_PIP_ARGS:-} torch 2> >(quiet_pip >&2)
+  # shellcheck disable=SC2086
+  "$venv/bin/python" -m pip install --quiet -c constraints-cpu.txt ${COURSE_PIP_ARGS:-} -e ".$1" 2> >(quiet_pip >&2)
+  echo "$want" >>"$stamp"
+}
+
+install_browser() {
+  if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then return; fi
+  echo "==> installing Debian's chromium and chromium-driver for the browser tests"
+  local sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  command -v apt-get >/dev/null || die "no /usr/bin/chromium and no apt-get: install Chromium, then set COURSE_CHROMIUM=/path/to/chromium"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium chromium-driver >/dev/null
+}
+
+cmd="${1:-}"; [ $# -gt 0 ] && shift
+case "$cmd" in
+  start)
+    make_venv; pip_install ""
+    exec "$venv/bin/course" start "$@" ;;
+  test)
+    make_venv; pip_install "[test]"; install_browser
+    exec "$venv/bin/python" -m pytest "$@" ;;
+  *)
+    echo "usage: ./course.sh start [--port N] [--no-browser]   |   ./course.sh test [pytest args]" >&2
+    exit 2 ;;
+esac
