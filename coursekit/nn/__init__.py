@@ -1,0 +1,1 @@
+"""Small PyTorch models the labs build from configs with random weights."""
