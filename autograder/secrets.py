@@ -1,0 +1,48 @@
+"""The instructor secret that hidden test inputs are drawn from.
+
+A public copy of the repository has the specs and the solutions but not this secret, so it cannot
+tell which inputs the hidden cases use. Seeds depend on (secret, lab, task, case index) only, never
+on the student, so nbgrader's in-kernel check and the trusted engine draw the same cases.
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import secrets as _random
+from pathlib import Path
+
+SECRET_ENV = "COURSE_GRADING_SECRET"
+SECRET_FILE = Path(__file__).resolve().parent / "instructor-secret"
+
+
+def load_secret(create: bool = True, path: Path | None = None) -> bytes:
+    """The secret from $COURSE_GRADING_SECRET, else from autograder/instructor-secret.
+
+    The file is created (mode 0600, 32 random bytes as hex) on an instructor's first use; it is in
+    .gitignore and must never be committed or shipped to students.
+    """
+    value = os.environ.get(SECRET_ENV)
+    if value:
+        return value.encode("utf-8")
+    path = path or SECRET_FILE
+    if not path.exists():
+        if not create:
+            raise FileNotFoundError(f"{path}: no instructor secret (set {SECRET_ENV} or create this file)")
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            pass                            # another grader process created it first: read theirs
+        else:
+            with os.fdopen(fd, "w") as handle:
+                handle.write(_random.token_hex(32) + "\n")
+    secret = path.read_bytes().strip()
+    if not secret:
+        raise ValueError(f"{path}: the instructor secret file is empty")
+    return secret
+
+
+def case_seed(secret: bytes, lab_id: str, grade_id: str, index: int) -> int:
+    """HMAC-SHA256(secret, lab_id, grade_id, index) as a 64-bit seed; NUL separators keep fields apart."""
+    message = b"\0".join([lab_id.encode(), grade_id.encode(), str(index).encode()])
+    return int.from_bytes(hmac.new(secret, message, hashlib.sha256).digest()[:8], "big")
