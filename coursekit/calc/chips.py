@@ -1,0 +1,129 @@
+"""Bounds, not adjectives: how four inference-chip philosophies serve one model (Module 3).
+
+For a dense model of N parameters stored at b bytes each, spread over n identical chips with
+perfect tensor parallelism (an optimistic assumption: real systems lose time to communication):
+
+    chips to hold it       = ceil((N*b + KV bytes) / (usable memory per chip))
+    prefill (TTFT) bound   = 2 N P / (n * peak FLOP/s * utilisation)          for a P-token prompt
+    decode time per step   = (N*b + KV bytes read) / (n * memory bandwidth)   (batch-1 lower bound)
+
+2N FLOPs per token for the forward pass is the standard estimate (Kaplan et al. 2020, arXiv:2001.08361);
+decode at small batch streams every weight once per token, so bandwidth sets its floor
+(Pope et al. 2022, "Efficiently Scaling Transformer Inference", arXiv:2211.05102).
+Chip numbers come from coursekit.hardware, each with its spec sheet.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from coursekit import hardware
+from coursekit.calc.kvcache import model_by_name, model_kv_bytes_per_session
+
+# The four philosophies compared in Module 3 (seed 003, lesson 3), one representative chip each.
+PHILOSOPHIES = {
+    "SRAM-resident (Groq LPU)": hardware.GROQ_LPU,
+    "Systolic array (TPU v5e)": hardware.TPU_V5E,
+    "Custom ISA + scratchpads (Inferentia2)": hardware.INFERENTIA2,
+    "General GPU (L40S)": hardware.L40S,
+}
+
+# source: NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020): 40 MB L2 cache per A100.
+A100_L2_MB = 40.0
+
+
+def chip_by_name(name: str) -> hardware.Chip:
+    if name in hardware.BY_NAME:
+        return hardware.BY_NAME[name]
+    for label, chip in PHILOSOPHIES.items():
+        if name == label:
+            return chip
+    raise KeyError(f"coursekit/calc/chips.py: no chip named {name!r} in coursekit.hardware "
+                   f"(known: {', '.join(hardware.BY_NAME)})")
+
+
+def chips_to_hold(total_bytes: float, chip_memory_gb: float, usable_frac: float = 1.0) -> int:
+    """Smallest number of chips whose memory holds total_bytes (weights + KV)."""
+    if chip_memory_gb <= 0 or not 0 < usable_frac <= 1:
+        raise ValueError(f"coursekit/calc/chips.py: need chip memory > 0 and 0 < usable_frac <= 1, "
+                         f"got {chip_memory_gb} GB, {usable_frac}")
+    return max(1, math.ceil(total_bytes / (chip_memory_gb * 1e9 * usable_frac)))
+
+
+def chips_to_hold_model(model: str, chip: str, bytes_per_param: float = 2, usable_frac: float = 1.0) -> int:
+    """Chips needed just for a published model's weights (quiz-friendly: names, not objects)."""
+    cfg, c = model_by_name(model), chip_by_name(chip)
+    return chips_to_hold(cfg.n_params * bytes_per_param, c.memory_gb, usable_frac)
+
+
+def prefill_seconds(n_params: float, prompt_tokens: int, peak_tflops: float, n_chips: int = 1,
+                    utilisation: float = 1.0) -> float:
+    """Compute-bound lower bound on prefill time (utilisation < 1 models real MFU)."""
+    return 2 * n_params * prompt_tokens / (n_chips * peak_tflops * 1e12 * utilisation)
+
+
+def decode_step_seconds(weight_bytes: float, kv_bytes: float, bandwidth_tbs: float, n_chips: int = 1) -> float:
+    """Bandwidth-bound lower bound on one decode step: every weight and cached byte read once."""
+    return (weight_bytes + kv_bytes) / (n_chips * bandwidth_tbs * 1e12)
+
+
+def chips_for_ttft(n_params: float, prompt_tokens: int, peak_tflops: float, ttft_target_s: float,
+                   utilisation: float = 1.0) -> int:
+    """Chips whose combined compute finishes the prefill within the TTFT target."""
+    return max(1, math.ceil(2 * n_params * prompt_tokens / (ttft_target_s * peak_tflops * 1e12 * utilisation)))
+
+
+def decode_tokens_per_s_bound(model: str, chip: str, bytes_per_param: float = 2, n_chips: int = 1,
+                              context_tokens: int = 0) -> float:
+    """Batch-1 tokens/s ceiling for one user of a published model on n_chips of one kind."""
+    cfg, c = model_by_name(model), chip_by_name(chip)
+    kv = model_kv_bytes_per_session(model, context_tokens) if context_tokens else 0.0
+    return 1.0 / decode_step_seconds(cfg.n_params * bytes_per_param, kv, c.memory_tbs, n_chips)
+
+
+def sram_chips_for_weights(n_params: float, bytes_per_param: float, sram_mb: float) -> int:
+    """Chips an SRAM-resident design needs so the weights alone fit on-die."""
+    return math.ceil(n_params * bytes_per_param / (sram_mb * 1e6))
+
+
+@dataclass(frozen=True)
+class ChipBound:
+    philosophy: str
+    chip: str
+    bytes_per_param: float
+    n_chips: int
+    memory_gb_total: float
+    prefill_s: float          # compute bound on prefill at the given utilisation
+    decode_ms: float          # bandwidth bound on one decode step (batch 1)
+    tokens_per_s_user: float  # 1 / decode step
+    meets_ttft: bool          # prefill_s + one decode step <= target
+    chips_for_target: int     # chips needed to hold the model AND meet the TTFT target
+
+
+def compare_philosophies(model: str = "Llama 2 70B", prompt_tokens: int = 2048, context_tokens: int = 4096,
+                         concurrent_sessions: int = 1, ttft_target_s: float = 0.5,
+                         prefill_utilisation: float = 0.5, usable_frac: float = 0.9,
+                         bytes_per_param: dict[str, float] | None = None) -> list[ChipBound]:
+    """One row per philosophy: the smallest deployment that holds the model (+ KV for the sessions),
+    and the TTFT / decode bounds that deployment can reach.
+
+    bytes_per_param defaults to INT8 (1 byte) for chips with a dense INT8 path, since that is how
+    each vendor serves a 70B model on its smallest footprint; pass a dict to override per chip.
+    """
+    cfg = model_by_name(model)
+    kv = model_kv_bytes_per_session(model, context_tokens) * concurrent_sessions
+    rows = []
+    for label, chip in PHILOSOPHIES.items():
+        bpp = (bytes_per_param or {}).get(label, 1.0 if chip.int8_tops else 2.0)
+        weights = cfg.n_params * bpp
+        n = chips_to_hold(weights + kv, chip.memory_gb, usable_frac)
+        peak = chip.int8_tops if (bpp <= 1 and chip.int8_tops) else chip.bf16_tflops
+        pre = prefill_seconds(cfg.n_params, prompt_tokens, peak, n, prefill_utilisation)
+        step = decode_step_seconds(weights, kv / max(concurrent_sessions, 1), chip.memory_tbs, n)
+        # At batch 1 the compute floor (2N FLOPs per token) only matters when bandwidth is huge
+        # (SRAM): take whichever floor is higher.
+        step = max(step, prefill_seconds(cfg.n_params, 1, peak, n))
+        need = max(n, chips_for_ttft(cfg.n_params, prompt_tokens, peak, ttft_target_s - step, prefill_utilisation))
+        rows.append(ChipBound(label, chip.name, bpp, n, n * chip.memory_gb, pre, step * 1e3, 1 / step,
+                              pre + step <= ttft_target_s, need))
+    return rows
