@@ -1,0 +1,63 @@
+"""The `course` command for students: start, doctor, quiz, progress."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from .paths import START_PAGE, course_root
+
+
+def start(args: argparse.Namespace) -> int:
+    root = course_root()
+    if not (root / START_PAGE).exists():
+        print(f"course: start page {root / START_PAGE} not found; run from the course repository", file=sys.stderr)
+        return 1
+    command = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={root}",
+               f"--LabApp.default_url=/lab/tree/{START_PAGE}"]
+    if args.port:
+        command.append(f"--port={args.port}")
+    if args.no_browser:
+        command.append("--no-browser")
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        command.append("--allow-root")  # JupyterLab refuses root otherwise (containers, CI)
+    command += args.jupyter_args
+    print("Starting JupyterLab on the course's start page (Ctrl+C to stop)...", flush=True)
+    os.execv(sys.executable, command)
+    return 0  # not reached
+
+
+def doctor(args: argparse.Namespace) -> int:
+    from .doctor import main as doctor_main
+
+    return doctor_main()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="course", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("start", help="open the course in JupyterLab on its start page")
+    p.add_argument("--port", type=int, help="port to serve on (default: JupyterLab's, 8888 or the next free one)")
+    p.add_argument("--no-browser", action="store_true", help="don't open a browser; print the URL")
+    p.add_argument("jupyter_args", nargs=argparse.REMAINDER, help="extra JupyterLab options after --")
+    p.set_defaults(handler=start)
+    p = sub.add_parser("doctor", help="check the installation and say how to fix what is wrong")
+    p.set_defaults(handler=doctor)
+    try:
+        from .quiz.cli import register
+    except ImportError:
+        pass  # the quiz package is optional in a partial checkout
+    else:
+        register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if getattr(args, "jupyter_args", None) and args.jupyter_args[0] == "--":
+        args.jupyter_args = args.jupyter_args[1:]
+    return args.handler(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,116 @@
+"""Build the start page, course/index.ipynb, from the notebooks that exist.
+
+    python -m coursekit.index          # rewrite course/index.ipynb
+    python -m coursekit.index --check  # exit 1 if it is out of date (the test suite runs this)
+
+Generated, so it never drifts from the files: every module, lesson, lab and module test is linked.
+Titles come from each notebook's first markdown heading.
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+
+from .paths import START_PAGE, course_root
+
+# The course map's modules; a module with no folder yet is listed as "in preparation".
+MODULES = [
+    ("m1", "Training vs inference", "lab1-roofline"),
+    ("m2", "Training chips", "lab2-cluster"),
+    ("m3", "Inference chips", "lab3-kv-cache"),
+    ("m4", "Economics", "lab4-costs"),
+    ("m5", "Co-design", "lab5-moe"),
+]
+
+
+def notebook_title(path: Path) -> str:
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            match = re.search(r"^#+\s+(.+)$", cell.source, flags=re.MULTILINE)
+            if match:
+                return match.group(1).strip()
+    return path.stem.replace("-", " ").capitalize()
+
+
+def build_index(root: Path) -> nbformat.NotebookNode:
+    course = root / "course"
+    md = nbformat.v4.new_markdown_cell
+    code = nbformat.v4.new_code_cell
+    cells = [
+        md("# Training vs inference: chips, money and co-design\n\n"
+           "Welcome. This course explains why training a large language model and serving it are "
+           "different workloads, and what follows for the silicon, the budget and the model itself.\n\n"
+           "**How to begin.** Run the cell below (click it, then press Shift+Enter). It tells you "
+           "which device your labs will use and shows your progress. Then open the first lesson of "
+           "Module 1. Each lesson ends with a short quiz with instant feedback; each module ends "
+           "with a lab you implement and check yourself, and a 15-question module test (pass at 80%)."),
+        code("from coursekit.device import pick_device\n\n"
+             "device = pick_device()"),
+        md("Your progress so far (quizzes, module tests and lab checks; the same as `course progress`):"),
+        code("from coursekit.progress import show_progress\n\n"
+             "show_progress()"),
+    ]
+    for module_id, title, lab_id in MODULES:
+        folders = sorted(course.glob(f"{module_id}-*"))
+        number = module_id[1:]
+        if not folders:
+            cells.append(md(f"## Module {number}: {title}\n\n*In preparation.*"))
+            continue
+        folder = folders[0]
+        lines = [f"## Module {number}: {title}", ""]
+        lessons = sorted(p for p in folder.glob("[0-9]*.ipynb"))
+        for lesson in lessons:
+            rel = lesson.relative_to(course).as_posix()
+            lines.append(f"- Lesson {int(lesson.name.split('-')[0])}: [{notebook_title(lesson)}]({rel})")
+        lab = root / "labs" / lab_id / f"{lab_id}.ipynb"
+        if lab.exists():
+            lines.append(f"- Lab (graded): [{notebook_title(lab)}](../labs/{lab_id}/{lab_id}.ipynb)"
+                         f" (check your work: `autograder check labs/{lab_id}/{lab_id}.ipynb`)")
+        test = folder / "module-test.ipynb"
+        if test.exists():
+            lines.append(f"- [Module {number} test]({test.relative_to(course).as_posix()}): 15 questions, pass at 80%")
+        cells.append(md("\n".join(lines)))
+    cells.append(md(
+        "## Checking your own work\n\n"
+        "- Quizzes give feedback as you answer and remember your results.\n"
+        "- In a terminal: `course progress` prints your per-module summary; "
+        "`autograder check labs/<lab>/<lab>.ipynb` runs a lab's visible tests; "
+        "`course doctor` checks your installation.\n"
+        "- Labs run on a CPU and use a GPU when there is one (CUDA, then Apple MPS)."))
+    nb = nbformat.v4.new_notebook(cells=cells)
+    nb.metadata["kernelspec"] = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+    nb.metadata["language_info"] = {"name": "python"}
+    return nb
+
+
+def render(root: Path) -> str:
+    nb = build_index(root)
+    for i, cell in enumerate(nb.cells):
+        cell["id"] = f"index-{i}"  # stable ids keep the committed file byte-identical across rebuilds
+    return nbformat.writes(nb) + "\n"
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m coursekit.index", description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="exit 1 if course/index.ipynb is out of date")
+    args = parser.parse_args(argv)
+    root = course_root()
+    target = root / START_PAGE
+    text = render(root)
+    if args.check:
+        if not target.exists() or target.read_text(encoding="utf-8") != text:
+            print(f"{target} is out of date: run python -m coursekit.index", file=sys.stderr)
+            return 1
+        return 0
+    target.write_text(text, encoding="utf-8")
+    print(f"wrote {target}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

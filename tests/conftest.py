@@ -1,0 +1,134 @@
+"""Shared fixtures: the repository root, a real JupyterLab server, and a headless Chromium page."""
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "tests" / "artifacts"
+CHROMIUM = os.environ.get("COURSE_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-quic", "--no-first-run", "--disable-sync"]
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    return ROOT
+
+
+@pytest.fixture(scope="session")
+def artifacts_dir() -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return ARTIFACTS
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class LabServer:
+    base_url: str
+    token: str
+    root: Path                 # the folder JupyterLab serves (a copy of the course, so runs never dirty the repo)
+    progress_dir: Path         # COURSE_PROGRESS_DIR the server's kernels see
+    process: subprocess.Popen = field(repr=False)
+    log: Path = field(repr=False)
+
+    def url(self, path: str = "lab") -> str:
+        sep = "&" if "?" in path else "?"
+        return f"{self.base_url}/{path.lstrip('/')}{sep}token={self.token}"
+
+
+def _wait_until_up(server: LabServer, timeout: float = 90) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if server.process.poll() is not None:
+            raise RuntimeError(f"JupyterLab exited early; log:\n{server.log.read_text()[-3000:]}")
+        try:
+            with urllib.request.urlopen(server.url("api/status"), timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.3)
+    raise RuntimeError(f"JupyterLab did not answer within {timeout}s; log:\n{server.log.read_text()[-3000:]}")
+
+
+@pytest.fixture(scope="session")
+def lab_server(tmp_path_factory) -> LabServer:
+    """A real JupyterLab (free port, random token, --allow-root when root) serving a copy of the course."""
+    base = tmp_path_factory.mktemp("lab")
+    root = base / "served"
+    for folder in ("course", "labs", "quizzes"):
+        if (ROOT / folder).exists():
+            shutil.copytree(ROOT / folder, root / folder, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    progress_dir = base / "progress"
+    progress_dir.mkdir()
+    port, token = free_port(), secrets.token_hex(16)
+    env = dict(os.environ, COURSE_PROGRESS_DIR=str(progress_dir), JUPYTER_RUNTIME_DIR=str(base / "runtime"),
+               COURSE_ROOT=str(ROOT), MPLBACKEND="module://matplotlib_inline.backend_inline")
+    command = [sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
+               f"--ServerApp.token={token}", f"--ServerApp.root_dir={root}",
+               ]
+    if os.geteuid() == 0:
+        command.append("--allow-root")
+    log = base / "jupyterlab.log"
+    with open(log, "w") as log_handle:
+        process = subprocess.Popen(command, cwd=root, env=env, stdout=log_handle, stderr=subprocess.STDOUT)
+    server = LabServer(f"http://127.0.0.1:{port}", token, root, progress_dir, process, log)
+    try:
+        _wait_until_up(server)
+        yield server
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Headless Debian Chromium driven by Playwright (never Playwright's own downloaded browser)."""
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} not found: run ./course.sh test (it installs Debian's chromium) "
+                    "or set COURSE_CHROMIUM to a Chromium binary")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser, request, artifacts_dir):
+    """A fresh page; on failure a screenshot named after the test lands in tests/artifacts/."""
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    yield page
+    report = getattr(request.node, "rep_call", None)
+    if report is not None and report.failed:
+        page.screenshot(path=str(artifacts_dir / f"FAILED-{request.node.name}.png"), full_page=True)
+    context.close()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.when == "call":
+        item.rep_call = report

@@ -1,0 +1,91 @@
+"""Every committed notebook is clean nbformat 4, and every lesson and solution runs headless."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from notebook_runner import execute_notebook
+
+ROOT = Path(__file__).resolve().parent.parent
+TIMES = ROOT / "tests" / "artifacts" / "notebook-times.json"
+
+
+def committed_notebooks() -> list[Path]:
+    out = subprocess.run(["git", "ls-files", "*.ipynb"], cwd=ROOT, capture_output=True, text=True).stdout
+    tracked = [ROOT / line for line in out.split()]
+    # Untracked notebooks in the course folders count too, so a new lesson is checked before commit.
+    found = {p for folder in ("course", "labs", "solutions") for p in (ROOT / folder).rglob("*.ipynb")
+             if ".ipynb_checkpoints" not in p.parts}
+    return sorted(set(tracked) | found)
+
+
+LESSONS = sorted((ROOT / "course").glob("*/*.ipynb")) + [ROOT / "course" / "index.ipynb"]
+SOLUTIONS = sorted((ROOT / "solutions").glob("*/*.ipynb"))
+# Budgets from the course's standards; the assertion allows 3x for a shared, noisy machine and
+# the recorded times (tests/artifacts/notebook-times.json) show the real figure.
+LESSON_BUDGET_S, LAB_BUDGET_S, NOISE = 20, 90, 3
+
+
+def ids(paths):
+    return [p.relative_to(ROOT).as_posix() for p in paths]
+
+
+def test_there_are_notebooks():
+    assert (ROOT / "course" / "index.ipynb").exists()
+    assert committed_notebooks()
+
+
+@pytest.mark.parametrize("path", committed_notebooks(), ids=ids(committed_notebooks()))
+def test_notebook_is_valid_and_stripped(path):
+    try:
+        nb = nbformat.read(path, as_version=nbformat.NO_CONVERT)
+        nbformat.validate(nb)
+    except Exception as exc:  # any parse or schema error is the finding
+        pytest.fail(f"{path.relative_to(ROOT)} is not valid nbformat: {exc}")
+    assert nb.nbformat == 4, f"{path.relative_to(ROOT)} is nbformat {nb.nbformat}, expected 4"
+    dirty = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and (c.outputs or c.execution_count)]
+    assert not dirty, (f"{path.relative_to(ROOT)} has outputs or execution counts in cells {dirty}: "
+                       "run python -m coursekit.nbtools strip")
+
+
+def record_time(path: Path, seconds: float) -> None:
+    TIMES.parent.mkdir(parents=True, exist_ok=True)
+    times = json.loads(TIMES.read_text()) if TIMES.exists() else {}
+    times[path.relative_to(ROOT).as_posix()] = round(seconds, 2)
+    TIMES.write_text(json.dumps(times, indent=1, sort_keys=True))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", LESSONS, ids=ids(LESSONS))
+def test_lesson_executes(path, tmp_path):
+    _, seconds = execute_notebook(path, env={"COURSE_PROGRESS_DIR": str(tmp_path)})
+    record_time(path, seconds)
+    assert seconds < LESSON_BUDGET_S * NOISE, f"{path.name} took {seconds:.1f}s (budget {LESSON_BUDGET_S}s)"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", SOLUTIONS, ids=ids(SOLUTIONS))
+def test_solution_executes_and_passes_its_tests(path, tmp_path):
+    env = {"COURSE_PROGRESS_DIR": str(tmp_path), "COURSE_QUICK": "1",
+           "COURSE_GRADING_SECRET": "test-suite-secret"}
+    _, seconds = execute_notebook(path, env=env)
+    record_time(path, seconds)
+    assert seconds < LAB_BUDGET_S * NOISE, f"{path.name} took {seconds:.1f}s (budget {LAB_BUDGET_S}s)"
+
+
+def test_start_page_is_up_to_date():
+    result = subprocess.run([sys.executable, "-m", "coursekit.index", "--check"], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
+def test_start_page_links_every_lesson_lab_and_test():
+    text = (ROOT / "course" / "index.ipynb").read_text()
+    for lesson in sorted((ROOT / "course").glob("m*/*.ipynb")):
+        assert lesson.relative_to(ROOT / "course").as_posix() in text, f"start page does not link {lesson}"
+    for lab in sorted((ROOT / "labs").glob("*/*.ipynb")):
+        assert f"../labs/{lab.parent.name}/{lab.name}" in text, f"start page does not link {lab}"
