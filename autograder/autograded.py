@@ -1,0 +1,89 @@
+"""Write nbgrader's autograded/<student>/<lab>/<notebook>: the submission with the judge's verdicts.
+
+Each test cell gets the student-version source back (students cannot edit locked cells away) and
+one output carrying the trusted judge's message, in the form nbgrader's own `determine_grade`
+reads: a stream for a full pass, an `execute_result` holding the points for partial credit, an
+error for no credit. So `nbgrader generate_feedback` and the formgrader show the same score the
+pipeline recorded. Other code cells lose their outputs: the judge never ran a kernel for them.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import nbformat
+from nbformat.v4 import new_markdown_cell, new_output
+
+from .course import Course
+
+
+def _grade_id(cell) -> str | None:
+    meta = cell.get("metadata", {}).get("nbgrader") or {}
+    return meta.get("grade_id")
+
+
+def _verdict_output(task: dict):
+    if task["passed"]:
+        return new_output("stream", name="stdout", text=f"passed ({_fmt(task['points'])} points): {task['message'] or 'all cases match the reference'}\n")
+    if task["points"] > 0:
+        return new_output("execute_result", data={"text/plain": _fmt(task["points"])}, execution_count=None)
+    lines = (task["message"] or "failed").splitlines() or ["failed"]
+    return new_output("error", ename="AssertionError", evalue=lines[0], traceback=lines)
+
+
+def _fmt(x: float) -> str:
+    return f"{x:g}"
+
+
+def _status_cell(result: dict):
+    lines = []
+    if result["status"] == "failed":
+        lines.append(f"**Grading failed:** {result['reason']}. Every task scores 0 until this is fixed.")
+    if result.get("flags"):
+        lines.append("**Flags raised by the grader:** " + "; ".join(result["flags"]))
+    cell = new_markdown_cell("\n\n".join(lines))
+    cell.metadata["autograder"] = {"status": result["status"]}
+    return cell
+
+
+def build(course: Course, lab_id: str, notebook_name: str, submitted: Path, result: dict):
+    """The autograded notebook for `result` (a SubmissionResult.to_json() dict)."""
+    release = course.labs / lab_id / notebook_name
+    released = nbformat.read(release, as_version=4)
+    try:
+        nb = nbformat.read(submitted, as_version=4)
+    except Exception:
+        nb = released                      # unreadable submission: show the verdicts on the release
+    locked = {_grade_id(c): c.source for c in released.cells if _grade_id(c)}
+    tasks = {t["grade_id"]: t for t in result["tasks"]}
+    seen = set()
+    for cell in nb.cells:
+        grade_id = _grade_id(cell)
+        if cell.cell_type != "code":
+            continue
+        cell.outputs, cell.execution_count = [], None
+        if grade_id in locked and grade_id not in seen and (cell.metadata.get("nbgrader") or {}).get("grade"):
+            seen.add(grade_id)
+            cell.source = locked[grade_id]
+            task = tasks.get(grade_id)
+            if task is not None:
+                cell.outputs = [_verdict_output(task)]
+            elif result["status"] == "failed":
+                cell.outputs = [new_output("error", ename="GradingFailed", evalue=result["reason"] or "failed",
+                                           traceback=[result["reason"] or "failed"])]
+    if result["status"] == "failed" or result.get("flags"):
+        nb.cells.insert(0, _status_cell(result))
+    return nb
+
+
+def write(course: Course, lab_id: str, notebook_name: str, submitted: Path, result: dict) -> Path:
+    """Build and atomically replace autograded/<student>/<lab>/<notebook>."""
+    nb = build(course, lab_id, notebook_name, submitted, result)
+    target = course.autograded / result["student_id"] / lab_id / notebook_name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        nbformat.write(nb, handle)
+    os.replace(tmp, target)
+    return target

@@ -1,0 +1,196 @@
+"""`autograder`: the instructor's day on top of nbgrader (see docs/INSTRUCTORS.md).
+
+    autograder generate [LAB]                  solutions/ -> labs/ (nbgrader generate_assignment)
+    autograder collect SOURCE --lab LAB        folder or LMS zip -> submitted/<student>/<lab>/
+    autograder grade [LAB] [--workers N]       sandboxed, parallel, resumable grading
+    autograder feedback [LAB]                  per-student HTML into feedback/
+    autograder export [--format csv|canvas]    grades as CSV or a Canvas gradebook import
+    autograder report [LAB]                    distributions, failure reasons, flags, item analytics
+    autograder status [LAB]                    graded / failed (reason) / pending per student
+    autograder check NOTEBOOK                  a learner's visible tests, with teaching messages
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .course import Course, ensure_alembic_on_path
+
+
+def _labs(course: Course, lab: str | None) -> list[str]:
+    labs = course.resolve_labs(lab)
+    if not labs:
+        raise ValueError(f"no labs in {course.solutions}")
+    return labs
+
+
+def cmd_generate(args, course: Course) -> int:
+    from .generate import generate
+
+    for lab in _labs(course, args.lab):
+        for path in generate(course, lab):
+            print(f"generated {path.relative_to(course.root)}")
+    return 0
+
+
+def cmd_collect(args, course: Course) -> int:
+    from .collect import collect
+
+    course.resolve_labs(args.lab)
+    report = collect(course, Path(args.source), args.lab, roster_path=Path(args.roster) if args.roster else None,
+                     max_bytes=int(args.max_mb * 2**20))
+    print(report.render())
+    return 1 if report.refused else 0
+
+
+def cmd_grade(args, course: Course) -> int:
+    from .engine import Limits
+    from .grade import grade_lab, summary_table
+    from .secrets import load_secret
+    from .status import current_rows
+    from .store import Store
+
+    secret = load_secret()
+    limits = Limits(**{k: v for k, v in (("wall_s", args.wall_s), ("memory_mb", args.memory_mb)) if v is not None})
+    for lab in _labs(course, args.lab):
+        report = grade_lab(course, lab, secret=secret, workers=args.workers, student=args.student,
+                           regrade=args.regrade, retry_failed=args.retry_failed,
+                           progress=not args.no_progress, limits=limits)
+        with Store(course.results_db) as store:
+            rows = current_rows(course, store, lab)
+        if args.student:
+            rows = [r for r in rows if r.student_id == args.student]
+        print(summary_table(report, rows))
+    return 0
+
+
+def cmd_feedback(args, course: Course) -> int:
+    for lab in _labs(course, args.lab):
+        course.nbgrader("generate_feedback", lab, "--force")
+        made = sorted(course.feedback.glob(f"*/{lab}/*.html"))
+        print(f"{lab}: {len(made)} feedback file(s) in {course.feedback}")
+    return 0
+
+
+def cmd_export(args, course: Course) -> int:
+    from .export import export_canvas, export_csv
+
+    labs = _labs(course, args.lab)
+    if args.format == "canvas":
+        ids = dict(item.split("=", 1) for item in args.canvas_id)
+        text, warnings = export_canvas(course, labs, ids)
+        for warning in warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+    else:
+        text = export_csv(course, labs)
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+        print(f"wrote {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def cmd_report(args, course: Course) -> int:
+    from .report import report_lab
+
+    for lab in _labs(course, args.lab):
+        text, _ = report_lab(course, lab, png=not args.no_png)
+        print(text)
+    return 0
+
+
+def cmd_status(args, course: Course) -> int:
+    from .status import current, render
+    from .store import Store
+
+    entries = []
+    with Store(course.results_db) as store:
+        for lab in _labs(course, args.lab):
+            entries += current(course, store, lab)
+    print(render(entries))
+    return 0
+
+
+def cmd_check(args, course: Course | None) -> int:
+    from .selfcheck import record_progress, render, run_check
+
+    lab_id, checks, problems = run_check(Path(args.notebook))
+    print(render(lab_id, checks, problems))
+    passed = sum(c.passed for c in checks)
+    if record_progress(lab_id, passed, len(checks)):
+        print("(progress recorded)")
+    return 0 if passed == len(checks) else 1
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="autograder", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--root", help="course root (holding nbgrader_config.py); default: COURSE_ROOT or this repo")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("generate", help="generate student versions in labs/ from solutions/")
+    p.add_argument("lab", nargs="?")
+    p.set_defaults(handler=cmd_generate)
+
+    p = sub.add_parser("collect", help="collect submissions from a folder or an LMS zip")
+    p.add_argument("source")
+    p.add_argument("--lab", required=True)
+    p.add_argument("--roster", help="CSV with student_id and any of canvas_id, name, sis_user_id, sis_login_id, section")
+    p.add_argument("--max-mb", type=float, default=20.0, help="refuse files larger than this (default 20)")
+    p.set_defaults(handler=cmd_collect)
+
+    p = sub.add_parser("grade", help="grade submissions in parallel, sandboxed; resumes where it stopped")
+    p.add_argument("lab", nargs="?")
+    p.add_argument("--workers", type=int, help="parallel workers (default: one per core)")
+    p.add_argument("--student", help="grade only this student")
+    p.add_argument("--regrade", action="store_true", help="grade again even if a current result exists")
+    p.add_argument("--retry-failed", action="store_true", help="grade again the submissions that failed")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--wall-s", type=float, help="wall-clock limit per submission (engine default otherwise)")
+    p.add_argument("--memory-mb", type=int, help="memory limit per submission")
+    p.set_defaults(handler=cmd_grade)
+
+    p = sub.add_parser("feedback", help="per-student HTML feedback (nbgrader generate_feedback)")
+    p.add_argument("lab", nargs="?")
+    p.set_defaults(handler=cmd_feedback)
+
+    p = sub.add_parser("export", help="export grades as CSV or a Canvas gradebook CSV")
+    p.add_argument("--lab")
+    p.add_argument("--format", choices=["csv", "canvas"], default="csv")
+    p.add_argument("--canvas-id", action="append", default=[], metavar="LAB=ID",
+                   help="Canvas assignment id of a lab (repeatable)")
+    p.add_argument("-o", "--output")
+    p.set_defaults(handler=cmd_export)
+
+    p = sub.add_parser("report", help="score distributions, failure reasons, flags and item analytics")
+    p.add_argument("lab", nargs="?")
+    p.add_argument("--no-png", action="store_true")
+    p.set_defaults(handler=cmd_report)
+
+    p = sub.add_parser("status", help="graded / failed with reason / pending, per student")
+    p.add_argument("lab", nargs="?")
+    p.set_defaults(handler=cmd_status)
+
+    p = sub.add_parser("check", help="run a lab notebook's visible tests (for learners)")
+    p.add_argument("notebook")
+    p.set_defaults(handler=cmd_check)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    ensure_alembic_on_path()
+    try:
+        if args.command == "check":
+            return args.handler(args, None)
+        course = Course.find(args.root)
+        return args.handler(args, course)
+    except (ValueError, FileNotFoundError, RuntimeError) as error:
+        print(f"autograder {args.command}: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

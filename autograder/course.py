@@ -1,0 +1,130 @@
+"""The nbgrader course directory the pipeline works in, and running nbgrader's own apps there.
+
+Layout (from `nbgrader_config.py` at the course root):
+    solutions/<lab>/<lab>.ipynb            source (instructor versions)
+    labs/<lab>/<lab>.ipynb                 release (student versions, generated)
+    submitted/<student>/<lab>/<nb>.ipynb   collected submissions
+    autograded/<student>/<lab>/<nb>.ipynb  graded copies, test cells carry the judge's messages
+    feedback/<student>/<lab>/<nb>.html     per-student feedback
+    gradebook.db                           nbgrader's gradebook (scores mirrored there)
+    autograded/.autograder/results.sqlite  the pipeline's own results store (see store.py)
+    autograded/.autograder/reports/        report figures
+"""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from coursekit.paths import course_root
+
+from .spec import LabSpec
+
+# Student and lab ids become folder names and gradebook keys: keep them to a safe alphabet so a
+# hostile name can never walk out of submitted/ or collide after case folding.
+SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,99}$")
+
+
+def check_id(kind: str, value: str) -> str:
+    if not SAFE_ID.match(value) or ".." in value:
+        raise ValueError(f"invalid {kind} {value!r}: use letters, digits and _ . @ - (no leading dot, at most 100)")
+    return value
+
+
+@dataclass(frozen=True)
+class Submission:
+    student_id: str
+    lab_id: str
+    notebook: Path
+
+
+@dataclass(frozen=True)
+class Course:
+    root: Path
+
+    @classmethod
+    def find(cls, root: str | Path | None = None) -> "Course":
+        path = Path(root).expanduser().resolve() if root else course_root()
+        if not (path / "nbgrader_config.py").exists():
+            raise FileNotFoundError(f"{path / 'nbgrader_config.py'} not found: run from the course root or pass --root")
+        return cls(path)
+
+    solutions = property(lambda self: self.root / "solutions")
+    labs = property(lambda self: self.root / "labs")
+    submitted = property(lambda self: self.root / "submitted")
+    autograded = property(lambda self: self.root / "autograded")
+    feedback = property(lambda self: self.root / "feedback")
+    gradebook = property(lambda self: self.root / "gradebook.db")
+    # Dot folders are skipped by nbgrader (CourseDirectory.ignore), so they never look like students.
+    state = property(lambda self: self.root / "autograded" / ".autograder")
+    results_db = property(lambda self: self.state / "results.sqlite")
+    reports = property(lambda self: self.state / "reports")
+    db_url = property(lambda self: f"sqlite:///{self.gradebook}")
+    course_id = "llm-train-vs-infer"
+
+    def lab_ids(self) -> list[str]:
+        """Labs that have a solution notebook folder."""
+        if not self.solutions.is_dir():
+            return []
+        return sorted(p.name for p in self.solutions.iterdir()
+                      if p.is_dir() and not p.name.startswith(".") and any(p.glob("*.ipynb")))
+
+    def resolve_labs(self, lab: str | None) -> list[str]:
+        labs = self.lab_ids()
+        if lab is None:
+            return labs
+        if lab not in labs:
+            raise ValueError(f"no lab {lab!r} in {self.solutions} (labs: {', '.join(labs) or 'none'})")
+        return [lab]
+
+    def spec(self, lab_id: str) -> LabSpec:
+        """The lab's spec: autograder/specs/<lab>.py, else a folder on AUTOGRADER_SPEC_PATH (fixtures)."""
+        from .spec import load_spec
+
+        return load_spec(lab_id)
+
+    def submissions(self, lab_id: str, student: str | None = None) -> list[Submission]:
+        """Every submitted/<student>/<lab>/<notebook>, sorted by student id."""
+        found = []
+        if not self.submitted.is_dir():
+            return found
+        notebook = self.spec(lab_id).notebook
+        for folder in sorted(self.submitted.iterdir()):
+            if not folder.is_dir() or (student and folder.name != student) or not SAFE_ID.match(folder.name):
+                continue
+            path = folder / lab_id / notebook
+            if path.exists() or (folder / lab_id).is_dir():
+                found.append(Submission(folder.name, lab_id, path))  # a missing notebook fails with a reason
+        return found
+
+    def students(self) -> list[str]:
+        if not self.submitted.is_dir():
+            return []
+        return sorted(p.name for p in self.submitted.iterdir() if p.is_dir() and SAFE_ID.match(p.name))
+
+    def env(self) -> dict[str, str]:
+        """Environment for nbgrader subprocesses: the venv's bin first (nbgrader shells out to `alembic`)."""
+        bindir = str(Path(sys.executable).parent)
+        env = dict(os.environ, COURSE_ROOT=str(self.root), COURSE_QUICK="1")
+        env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
+        return env
+
+    def nbgrader(self, *args: str, check: bool = True, quiet: bool = True) -> subprocess.CompletedProcess:
+        """Run `nbgrader ARGS` in the course root (so it reads the course's nbgrader_config.py)."""
+        command = [sys.executable, "-m", "nbgrader", *args]
+        done = subprocess.run(command, cwd=self.root, env=self.env(), text=True,
+                              stdout=subprocess.PIPE if quiet else None, stderr=subprocess.STDOUT if quiet else None)
+        if check and done.returncode != 0:
+            tail = (done.stdout or "")[-3000:]
+            raise RuntimeError(f"nbgrader {' '.join(args)} failed (exit {done.returncode}) in {self.root}:\n{tail}")
+        return done
+
+
+def ensure_alembic_on_path() -> None:
+    """nbgrader's Gradebook runs the `alembic` executable; make the venv's copy findable in-process too."""
+    bindir = str(Path(sys.executable).parent)
+    if bindir not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")

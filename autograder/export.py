@@ -1,0 +1,70 @@
+"""Grade exports: a long CSV (every submission with its state and reason) and a Canvas gradebook CSV.
+
+Canvas imports a CSV whose first columns identify the student (`Student, ID, SIS User ID,
+SIS Login ID, Section`), then one column per assignment titled `<name> (<canvas assignment id>)`,
+with a second row `Points Possible`. Canvas matches students by ID (its user id) or SIS ids, which
+come from the roster given to `autograder collect` (or the user id in Canvas file names). Failed
+and pending submissions are left blank there, never exported as a silent zero, and listed on stderr.
+"""
+from __future__ import annotations
+
+import csv
+import io
+
+from .course import Course
+from .status import current
+from .store import Store
+
+CSV_COLUMNS = ["student_id", "lab_id", "state", "score", "max_score", "reason", "flags", "submission_hash"]
+CANVAS_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
+
+
+def export_csv(course: Course, labs: list[str]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    with Store(course.results_db) as store:
+        for lab in labs:
+            for e in current(course, store, lab):
+                r = e.row
+                writer.writerow([e.student_id, lab, e.state, f"{r.score:g}" if r else "",
+                                 f"{r.max_score:g}" if r else f"{course.spec(lab).total_points:g}",
+                                 (r.reason or "") if r else "", "; ".join(r.result.get("flags", [])) if r else "",
+                                 r.submission_hash if r else ""])
+    return out.getvalue()
+
+
+def export_canvas(course: Course, labs: list[str], assignment_ids: dict[str, str]) -> tuple[str, list[str]]:
+    """(CSV text, warnings). `assignment_ids` maps lab ids to Canvas assignment ids."""
+    warnings = []
+    with Store(course.results_db) as store:
+        roster = store.roster()
+        states = {lab: {e.student_id: e for e in current(course, store, lab)} for lab in labs}
+    students = sorted(set(roster) | {s for lab in labs for s in states[lab]})
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    titles = [f"{lab} ({assignment_ids[lab]})" if lab in assignment_ids else lab for lab in labs]
+    writer.writerow(CANVAS_COLUMNS + titles)
+    writer.writerow(["Points Possible", "", "", "", ""] + [f"{course.spec(lab).total_points:g}" for lab in labs])
+    for lab in labs:
+        if lab not in assignment_ids:
+            warnings.append(f"{lab}: no Canvas assignment id (--canvas-id {lab}=ID); Canvas will create a new column")
+    for sid in students:
+        info = roster.get(sid, {})
+        if not (info.get("canvas_id") or info.get("sis_user_id") or info.get("sis_login_id")):
+            warnings.append(f"{sid}: no Canvas ID or SIS id (give collect a --roster); Canvas cannot match this row")
+        cells = []
+        for lab in labs:
+            entry = states[lab].get(sid)
+            if entry is None or entry.state == "pending":
+                cells.append("")
+                if entry is not None:
+                    warnings.append(f"{sid}: {lab} is not graded yet (left blank)")
+            elif entry.state == "failed":
+                cells.append("")
+                warnings.append(f"{sid}: {lab} failed to grade ({entry.row.reason}); left blank")
+            else:
+                cells.append(f"{entry.row.score:g}")
+        writer.writerow([info.get("name") or sid, info.get("canvas_id") or "", info.get("sis_user_id") or "",
+                         info.get("sis_login_id") or "", info.get("section") or ""] + cells)
+    return out.getvalue(), warnings

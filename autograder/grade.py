@@ -1,0 +1,188 @@
+"""Batch grading: every submitted notebook of a lab through the engine's warm worker pool.
+
+Resume is by construction: the results store row is written last (see store.py), each submission
+is keyed by its content hash, and already-stored rows are skipped, so a killed batch rerun grades
+only what is missing and the engine's determinism makes the rows identical.
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import sys
+from concurrent.futures import as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import autograded
+from .course import Course, Submission
+from .gradebook import GradebookWriter
+from .spec import LabSpec
+from .store import Row, Store
+
+
+def submission_hash(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except FileNotFoundError:
+        return "missing"
+
+
+def grader_context(spec: LabSpec, secret: bytes) -> str:
+    """Fingerprint of everything besides the notebook that a result depends on."""
+    digest = hashlib.sha256()
+    digest.update(hmac.new(secret, b"autograder-context", hashlib.sha256).digest())  # never the secret itself
+    for path in (spec.origin, spec.solution_path()):
+        if path and Path(path).exists():
+            digest.update(Path(path).read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def failed_result(submission: Submission, spec: LabSpec, reason: str) -> dict:
+    """A failure the pipeline detects itself (before or around the engine), in SubmissionResult form."""
+    from .engine import SubmissionResult, TaskResult
+
+    tasks = [TaskResult(t.grade_id, 0.0, float(t.points), False, reason) for t in spec.tasks]
+    return SubmissionResult(student_id=submission.student_id, lab_id=spec.lab_id, status="failed", reason=reason,
+                            tasks=tasks, flags=[], score=0.0, max_score=float(spec.total_points),
+                            seconds=0.0).to_json()
+
+
+@dataclass
+class BatchReport:
+    lab_id: str
+    graded: list[Row] = field(default_factory=list)     # rows written in this run
+    skipped: int = 0                                     # already in the store (resume)
+
+    @property
+    def failed(self) -> list[Row]:
+        return [r for r in self.graded if r.status == "failed"]
+
+
+class Progress:
+    """tqdm on stderr when available; otherwise a line every 10%."""
+
+    def __init__(self, total: int, label: str, enabled: bool):
+        self.total, self.done, self.bar = total, 0, None
+        self.enabled = enabled and total > 0
+        if self.enabled:
+            try:
+                from tqdm import tqdm
+
+                self.bar = tqdm(total=total, desc=label, unit="nb", file=sys.stderr, dynamic_ncols=True)
+            except ImportError:
+                pass
+        self.label = label
+
+    def update(self, note: str = "") -> None:
+        self.done += 1
+        if not self.enabled:
+            return
+        if self.bar is not None:
+            self.bar.set_postfix_str(note, refresh=False)
+            self.bar.update(1)
+        elif self.done == self.total or self.done % max(1, self.total // 10) == 0:
+            print(f"{self.label}: {self.done}/{self.total}", file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def grade_lab(course: Course, lab_id: str, *, secret: bytes, workers: int | None = None, student: str | None = None,
+              regrade: bool = False, retry_failed: bool = False, progress: bool = True, limits=None) -> BatchReport:
+    from .engine import GradingPool, Limits
+
+    spec = course.spec(lab_id)
+    context = grader_context(spec, secret)
+    report = BatchReport(lab_id)
+    submissions = course.submissions(lab_id, student)
+    with Store(course.results_db) as store, GradebookWriter(course, spec) as gradebook:
+        todo = []
+        for sub in submissions:
+            digest = submission_hash(sub.notebook)
+            row = store.get(lab_id, sub.student_id, digest)
+            stale = row is None or row.context != context or regrade or (retry_failed and row.status == "failed")
+            if stale:
+                todo.append((sub, digest))
+                continue
+            report.skipped += 1
+            _materialize(course, spec, gradebook, sub, row.result)  # redo side effects lost to a crash
+        bar = Progress(len(todo), f"grading {lab_id}", progress)
+        pool_args = {"workers": workers} | ({"limits": limits} if limits is not None else {"limits": Limits()})
+        with GradingPool(**pool_args) as pool:
+            futures = {}
+            for sub, digest in todo:
+                if not sub.notebook.exists():
+                    _finish(course, spec, store, gradebook, report, sub, digest, context,
+                            failed_result(sub, spec, f"missing notebook: submitted/{sub.student_id}/{lab_id}/ "
+                                                     f"has no {spec.notebook}"))
+                    bar.update(sub.student_id)
+                    continue
+                futures[pool.submit(sub.notebook, spec, student_id=sub.student_id, secret=secret)] = (sub, digest)
+            for future in as_completed(futures):
+                sub, digest = futures[future]
+                try:
+                    result = future.result().to_json()
+                except Exception as error:   # an engine fault must not abort the batch or pass silently
+                    result = failed_result(sub, spec, f"grader error: {type(error).__name__}: {error}")
+                _finish(course, spec, store, gradebook, report, sub, digest, context, result)
+                bar.update(f"{sub.student_id}: {result['status']}")
+        bar.close()
+    return report
+
+
+def _materialize(course: Course, spec: LabSpec, gradebook: GradebookWriter, sub: Submission, result: dict) -> None:
+    target = course.autograded / sub.student_id / spec.lab_id / spec.notebook
+    if not target.exists():
+        autograded.write(course, spec.lab_id, spec.notebook, sub.notebook, result)
+    if not gradebook.has(sub.student_id):
+        gradebook.record(result, _mtime(sub.notebook))
+
+
+def _finish(course, spec, store: Store, gradebook: GradebookWriter, report: BatchReport, sub: Submission,
+            digest: str, context: str, result: dict) -> None:
+    autograded.write(course, spec.lab_id, spec.notebook, sub.notebook, result)
+    gradebook.record(result, _mtime(sub.notebook))
+    row = Row(lab_id=spec.lab_id, student_id=sub.student_id, submission_hash=digest, context=context,
+              status=result["status"], score=float(result["score"]), max_score=float(result["max_score"]),
+              reason=result.get("reason"), result=result)
+    store.put(row)                      # the commit point: only now does a rerun skip this submission
+    report.graded.append(row)
+
+
+def _mtime(path: Path) -> float | None:
+    timestamp = path.parent / "timestamp.txt"
+    try:
+        from dateutil.parser import parse
+
+        return parse(timestamp.read_text().strip()).timestamp()
+    except Exception:
+        pass
+    try:
+        return path.stat().st_mtime
+    except FileNotFoundError:
+        return None
+
+
+def summary_table(report: BatchReport, rows: list[Row]) -> str:
+    """Counts, score statistics and every failure with its reason (rows: the lab's current rows)."""
+    from .tables import table
+
+    graded = [r for r in rows if r.status == "graded"]
+    failed = [r for r in rows if r.status == "failed"]
+    flagged = [r for r in rows if r.result.get("flags")]
+    lines = [f"{report.lab_id}: graded now {len(report.graded)}, already graded {report.skipped}; "
+             f"total {len(rows)} ({len(graded)} graded, {len(failed)} failed, {len(flagged)} flagged)"]
+    if rows:
+        scores = sorted(r.score for r in rows)
+        top = rows[0].max_score
+        mean = sum(scores) / len(scores)
+        lines.append(f"score out of {top:g}: mean {mean:.2f}, median {scores[len(scores) // 2]:g}, "
+                     f"min {scores[0]:g}, max {scores[-1]:g}")
+        # Long batches list only what needs the instructor's eye; `autograder status` lists everyone.
+        shown = rows if len(rows) <= 40 else [r for r in rows if r.status == "failed" or r.result.get("flags")]
+        body = [[r.student_id, r.status, f"{r.score:g}/{r.max_score:g}",
+                 r.reason or "", "; ".join(r.result.get("flags", []))[:60]] for r in shown]
+        if body:
+            lines.append(table(["student", "status", "score", "reason", "flags"], body))
+    return "\n".join(lines)

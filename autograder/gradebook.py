@@ -1,0 +1,64 @@
+"""Mirror the pipeline's scores into nbgrader's gradebook, so nbgrader's export, feedback and
+formgrader see them. Idempotent: recording the same result twice leaves the same gradebook."""
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+from .course import Course, ensure_alembic_on_path
+from .spec import LabSpec
+
+
+class GradebookWriter:
+    """One open nbgrader Gradebook for a whole batch (opening one per result costs a migration check)."""
+
+    def __init__(self, course: Course, spec: LabSpec):
+        from nbgrader.api import Gradebook, MissingEntry
+
+        ensure_alembic_on_path()
+        self.spec = spec
+        self.notebook_id = Path(spec.notebook).stem
+        self.gb = Gradebook(course.db_url, course.course_id)
+        try:
+            notebook = self.gb.find_notebook(self.notebook_id, spec.lab_id)
+        except MissingEntry:
+            self.gb.close()
+            raise RuntimeError(f"{course.gradebook}: lab {spec.lab_id!r} is not in nbgrader's gradebook; "
+                               f"run `autograder generate {spec.lab_id}` first") from None
+        cells = {cell.name for cell in notebook.grade_cells}
+        missing = [t.grade_id for t in spec.tasks if t.grade_id not in cells]
+        if missing:
+            self.gb.close()
+            raise RuntimeError(f"{course.gradebook}: lab {spec.lab_id} has no grade cells {missing} "
+                               f"(spec and solution notebook disagree?); rerun `autograder generate {spec.lab_id}`")
+
+    def close(self) -> None:
+        self.gb.close()
+
+    def __enter__(self) -> "GradebookWriter":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def record(self, result: dict, submitted_at: float | None = None) -> None:
+        student = result["student_id"]
+        self.gb.update_or_create_student(student)
+        timestamp = dt.datetime.fromtimestamp(submitted_at, dt.timezone.utc).replace(tzinfo=None) if submitted_at else None
+        self.gb.update_or_create_submission(self.spec.lab_id, student, timestamp=timestamp)
+        points = {t["grade_id"]: t["points"] for t in result["tasks"]} if result["status"] == "graded" else {}
+        for task in self.spec.tasks:
+            grade = self.gb.find_grade(task.grade_id, self.notebook_id, self.spec.lab_id, student)
+            grade.auto_score = float(points.get(task.grade_id, 0.0))
+            grade.needs_manual_grade = False
+        self.gb.db.commit()
+
+    def has(self, student: str) -> bool:
+        from nbgrader.api import MissingEntry
+
+        try:
+            submission = self.gb.find_submission_notebook(self.notebook_id, self.spec.lab_id, student)
+        except MissingEntry:
+            return False
+        return all(g.auto_score is not None for g in submission.grades if g.cell.name in
+                   {t.grade_id for t in self.spec.tasks})

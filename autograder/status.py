@@ -1,0 +1,42 @@
+"""Where every submission stands: graded (score), failed (with the reason) or pending (not graded yet)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .course import Course
+from .grade import submission_hash
+from .store import Row, Store
+from .tables import table
+
+
+@dataclass(frozen=True)
+class Entry:
+    lab_id: str
+    student_id: str
+    state: str              # "graded" | "failed" | "pending"
+    row: Row | None         # the stored result for the submission as it is now
+
+
+def current(course: Course, store: Store, lab_id: str) -> list[Entry]:
+    """One entry per submitted student; a resubmitted notebook is pending until graded again."""
+    entries = []
+    for sub in course.submissions(lab_id):
+        row = store.get(lab_id, sub.student_id, submission_hash(sub.notebook))
+        entries.append(Entry(lab_id, sub.student_id, row.status if row else "pending", row))
+    return entries
+
+
+def current_rows(course: Course, store: Store, lab_id: str) -> list[Row]:
+    return [e.row for e in current(course, store, lab_id) if e.row is not None]
+
+
+def render(entries: list[Entry]) -> str:
+    body = []
+    for e in entries:
+        score = f"{e.row.score:g}/{e.row.max_score:g}" if e.row else ""
+        detail = (e.row.reason or "") if e.row else "submitted, not graded yet"
+        flags = "; ".join(e.row.result.get("flags", [])) if e.row else ""
+        body.append([e.lab_id, e.student_id, e.state, score, detail, flags])
+    counts = {s: sum(1 for e in entries if e.state == s) for s in ("graded", "failed", "pending")}
+    summary = ", ".join(f"{n} {s}" for s, n in counts.items())
+    return table(["lab", "student", "state", "score", "reason", "flags"], body) + f"\n{summary}"

@@ -1,0 +1,36 @@
+"""labs/ is generated from solutions/ and never edited: regenerate and compare with what is committed."""
+from __future__ import annotations
+
+import pytest
+
+import nbformat
+
+from autograder.course import Course
+from autograder.generate import generate
+
+ROOT_COURSE = Course.find()
+LABS = ROOT_COURSE.lab_ids()
+
+
+def _comparable(path):
+    """Cell types, sources and metadata: what a student sees and what nbgrader checks."""
+    nb = nbformat.read(path, as_version=4)
+    return [(c.cell_type, c.source, dict(c.metadata)) for c in nb.cells], dict(nb.metadata)
+
+
+def test_there_is_something_to_check():
+    # A checkout without labs would make the freshness test vacuous.
+    assert LABS, f"no labs under {ROOT_COURSE.solutions}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lab", LABS)
+def test_committed_student_version_matches_solutions(lab, tmp_path):
+    fresh = generate(ROOT_COURSE, lab, release=tmp_path / "release", db_url=f"sqlite:///{tmp_path / 'gb.db'}")
+    for path in fresh:
+        committed = ROOT_COURSE.labs / lab / path.name
+        assert committed.exists(), f"{committed} is missing: run `autograder generate {lab}` and commit labs/{lab}"
+        assert _comparable(committed) == _comparable(path), (
+            f"{committed} is stale relative to solutions/{lab}: run `autograder generate {lab}` and commit the result")
+    extra = {p.name for p in (ROOT_COURSE.labs / lab).glob("*.ipynb")} - {p.name for p in fresh}
+    assert not extra, f"labs/{lab} has notebooks that solutions/{lab} does not generate: {sorted(extra)}"
