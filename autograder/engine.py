@@ -1,0 +1,397 @@
+"""The trusted grading engine: parse, run sandboxed, judge outside the student's process.
+
+    with GradingPool(workers=4) as pool:
+        future = pool.submit(Path("submitted/alice/lab1/lab1.ipynb"), spec, student_id="alice", secret=secret)
+        result = future.result()          # SubmissionResult, status "graded" or "failed" with a reason
+
+A bad submission never raises: it ends "failed" with a reason, or "graded" with per-task messages.
+`GraderError` is raised only for instructor-side problems (a spec or solution that does not load).
+"""
+from __future__ import annotations
+
+import concurrent.futures
+import json
+import os
+import queue
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from autograder.flags import scan_source
+from autograder.hidden import hidden_cases
+from autograder.reference import reference_output
+from autograder.sandbox import UID_BASE, default_hidden, needed_paths
+from autograder.spec import REPO_ROOT, Case, LabSpec, Task
+
+MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024
+RESULT_BYTES = 32 * 1024 * 1024
+WORKER_START_S = 120
+
+
+class GraderError(RuntimeError):
+    """The grader itself cannot work (spec, solution or worker problem): not the student's fault."""
+
+
+@dataclass
+class Limits:
+    wall_s: float = 120
+    cpu_s: float = 120
+    memory_mb: int = 3072
+    max_procs: int = 64           # per uid: each worker runs its children as its own uid
+    output_kb: int = 512          # stdout + stderr together
+    network: bool = False
+    isolate: bool = True          # False: no namespaces or uid drop (only to test the degraded mode)
+
+
+@dataclass
+class TaskResult:
+    grade_id: str
+    points: float
+    max_points: float
+    passed: bool
+    message: str
+
+
+@dataclass
+class SubmissionResult:
+    student_id: str
+    lab_id: str
+    status: str                   # "graded" | "failed"
+    reason: str | None
+    tasks: list[TaskResult] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)
+    score: float = 0.0
+    max_score: float = 0.0
+    seconds: float = 0.0
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, d: dict) -> "SubmissionResult":
+        data = dict(d)
+        data["tasks"] = [TaskResult(**t) for t in data.get("tasks", [])]
+        return cls(**data)
+
+
+class _Failed(Exception):
+    """A submission that cannot be graded; the message is the reason shown to the instructor."""
+
+
+# ---------------------------------------------------------------- the submission, parsed by the trusted side
+
+def _nbgrader(cell: dict) -> dict:
+    meta = cell.get("metadata") if isinstance(cell.get("metadata"), dict) else {}
+    nbg = meta.get("nbgrader")
+    return nbg if isinstance(nbg, dict) else {}
+
+
+def read_cells(notebook: Path, spec: LabSpec) -> list[tuple[int, str]]:
+    """Code cells to run, test cells left out; raise _Failed for anything not gradable."""
+    try:
+        size = notebook.stat().st_size
+    except OSError as error:
+        raise _Failed(f"cannot read the notebook: {error.strerror}") from None
+    if size > MAX_NOTEBOOK_BYTES:
+        raise _Failed(f"notebook too large: {size / 2**20:.1f} MB (limit {MAX_NOTEBOOK_BYTES // 2**20} MB)")
+    try:
+        data = json.loads(notebook.read_bytes().decode("utf-8"))
+    except UnicodeDecodeError:
+        raise _Failed("not a notebook: the file is not UTF-8 text") from None
+    except json.JSONDecodeError as error:
+        raise _Failed(f"not a notebook: invalid JSON (line {error.lineno}, column {error.colno}: {error.msg})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
+        raise _Failed("not a notebook: no list of cells (is this an .ipynb file?)")
+    if data.get("nbformat") != 4:
+        raise _Failed(f"unsupported notebook format {data.get('nbformat')!r}: expected nbformat 4")
+    seen: dict[str, int] = {}
+    for cell in data["cells"]:
+        grade_id = _nbgrader(cell if isinstance(cell, dict) else {}).get("grade_id")
+        if isinstance(grade_id, str):
+            seen[grade_id] = seen.get(grade_id, 0) + 1
+    duplicated = sorted(g for g, n in seen.items() if n > 1)
+    if duplicated:
+        raise _Failed(f"duplicated cells: grade_id {', '.join(duplicated)} appears more than once "
+                      "(cells copied? keep one of each)")
+    missing = [task.grade_id for task in spec.tasks if task.grade_id not in seen]
+    if missing:
+        raise _Failed(f"missing graded cells: {', '.join(missing)} (deleted, or its nbgrader metadata removed)")
+    task_ids = {task.grade_id for task in spec.tasks}
+    cells = []
+    for index, cell in enumerate(data["cells"]):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        nbg = _nbgrader(cell)
+        if nbg.get("grade_id") in task_ids or (nbg.get("grade") is True and nbg.get("solution") is not True):
+            continue                 # test cells: the trusted side judges these tasks itself
+        source = cell.get("source", "")
+        if isinstance(source, list):
+            source = "".join(s for s in source if isinstance(s, str))
+        if not isinstance(source, str):
+            raise _Failed(f"cell {index}: source is neither text nor a list of lines")
+        cells.append((index, source))
+    return cells
+
+
+def _python(source: str) -> str:
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    try:
+        return TransformerManager().transform_cell(source)
+    except Exception:                # noqa: BLE001 - the run reports syntax problems
+        return source
+
+
+# ---------------------------------------------------------------- cases and references (trusted, cached)
+
+@dataclass
+class _Prepared:
+    cases: dict[str, list[Case]]          # per task: visible then hidden, as the child sees them
+    labels: dict[str, list[str]]
+    wanted: dict[str, list[Any]]          # reference outputs, or {"error": ...} when the reference fails
+
+
+def _plain(case: Case) -> Case:
+    """The case exactly as it reaches the child (a JSON round trip), so both sides prepare the same thing."""
+    raw = json.loads(json.dumps({"args": list(case.args), "kwargs": case.kwargs}))
+    return Case(case.name, tuple(raw["args"]), raw["kwargs"], case.hint)
+
+
+def prepare(spec: LabSpec, secret: bytes) -> _Prepared:
+    cases, labels, wanted = {}, {}, {}
+    for task in spec.tasks:
+        hidden = hidden_cases(spec, task, secret)
+        cases[task.grade_id] = [_plain(c) for c in (*task.visible, *hidden)]
+        labels[task.grade_id] = ([f"case '{c.name}'" for c in task.visible]
+                                 + [f"hidden case {i}/{len(hidden)} ({c.name})" for i, c in enumerate(hidden, 1)])
+        try:
+            wanted[task.grade_id] = [reference_output(spec, task, c) for c in cases[task.grade_id]]
+        except Exception as error:   # noqa: BLE001
+            raise GraderError(f"{spec.lab_id}/{task.grade_id}: the trusted reference failed: {error!r}") from error
+    return _Prepared(cases, labels, wanted)
+
+
+# ---------------------------------------------------------------- judging (trusted)
+
+def judge_task(task: Task, labels: list[str], cases: list[Case], wanted: list[Any], report: dict | None,
+               cell_errors: list[dict]) -> TaskResult:
+    def fail(message: str) -> TaskResult:
+        return TaskResult(task.grade_id, 0.0, float(task.points), False, message)
+
+    if not isinstance(report, dict) or not report.get("defined"):
+        detail = f" (first error: cell {cell_errors[0]['cell']}: {cell_errors[0]['error']})" if cell_errors else ""
+        return fail(f"{task.title}: function {task.function!r} is not defined{detail}")
+    outputs = report.get("outputs")
+    if not isinstance(outputs, list) or len(outputs) != len(cases):
+        return fail(f"{task.title}: the run reported {len(outputs) if isinstance(outputs, list) else 'no'} "
+                    f"outputs for {len(cases)} cases")
+    for label, case, want, got in zip(labels, cases, wanted, outputs):
+        hint = f" Hint: {case.hint}" if case.hint else ""
+        if not isinstance(got, dict) or ("value" not in got and "error" not in got):
+            return fail(f"{task.title}, {label}: no output")
+        if "error" in got:
+            return fail(f"{task.title}, {label}: {task.function} raised {str(got['error'])[:300]}.{hint}")
+        try:
+            message = task.compare(got["value"], want)
+        except Exception as error:  # noqa: BLE001 - odd data from the child: a wrong answer, not a crash
+            message = f"output cannot be compared ({type(error).__name__})"
+        if message:
+            return fail(f"{task.title}, {label}: {message}.{hint}")
+    return TaskResult(task.grade_id, float(task.points), float(task.points), True,
+                      f"{task.title}: all {len(cases)} cases pass")
+
+
+def _failure_reason(reply: dict, limits: Limits) -> str | None:
+    if reply.get("timed_out"):
+        return f"timeout: still running after {limits.wall_s:g} s (wall-clock limit)"
+    if reply.get("output_exceeded"):
+        return f"output too large: more than {limits.output_kb} KB printed"
+    sig = reply.get("signal")
+    if sig is not None:
+        if sig == 24 or (sig == 9 and reply.get("cpu_s", 0) >= limits.cpu_s):
+            return f"cpu time limit: used more than {limits.cpu_s:g} s of CPU"
+        if sig == 25:
+            return f"file size limit: wrote more than {RESULT_BYTES // 2**20} MB to one file"
+        if sig == 9:
+            return f"memory: killed (limit {limits.memory_mb} MB)"
+        return f"crash: the notebook's process died from signal {sig}"
+    if reply.get("exit_code") not in (0, None):
+        return f"crash: the notebook's process exited with status {reply.get('exit_code')} before reporting"
+    return None
+
+
+# ---------------------------------------------------------------- workers
+
+class _WorkerProcess:
+    def __init__(self, index: int) -> None:
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONHASHSEED": "0", "COURSE_QUICK": "1",
+               "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "LANG": "C.UTF-8",
+               "PYTHONPATH": str(REPO_ROOT), "HOME": tempfile.gettempdir()}
+        self.log = tempfile.TemporaryFile()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "autograder.worker", str(index), str(UID_BASE + index)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, cwd="/", env=env, text=True)
+        self._read(WORKER_START_S)
+
+    def _read(self, timeout: float) -> dict:
+        box: list = []
+        reader = threading.Thread(target=lambda: box.append(self.process.stdout.readline()), daemon=True)
+        reader.start()
+        reader.join(timeout)
+        if not box or not box[0]:
+            self.close()
+            self.log.seek(0)
+            tail = self.log.read()[-2000:].decode(errors="replace")
+            raise GraderError(f"grading worker stopped answering; its log ends with:\n{tail}")
+        return json.loads(box[0])
+
+    def run(self, request: dict, timeout: float) -> dict:
+        self.process.stdin.write(json.dumps(request) + "\n")
+        self.process.stdin.flush()
+        return self._read(timeout)
+
+    def close(self) -> None:
+        try:
+            self.process.stdin.close()
+            self.process.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired, ValueError):
+            self.process.kill()
+            self.process.wait()
+
+
+class GradingPool:
+    """Warm workers (one per core by default), each forking one sandboxed child per submission."""
+
+    def __init__(self, workers: int | None = None, limits: Limits = Limits(), hide: tuple = ()) -> None:
+        self.workers = workers or os.cpu_count() or 1
+        self.limits = limits
+        self.hide = tuple(hide)
+        self._executor = concurrent.futures.ThreadPoolExecutor(self.workers, thread_name_prefix="grader")
+        self._idle: queue.Queue = queue.Queue()
+        for index in range(self.workers):
+            self._idle.put((index, None))
+        self._jobs = Path(tempfile.mkdtemp(prefix="autograder-jobs-"))   # 0700: root-only job files
+        self._prepared: dict[tuple, _Prepared] = {}
+        self._lock = threading.Lock()
+        self._counter = 0
+
+    def __enter__(self) -> "GradingPool":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=True)
+        while not self._idle.empty():
+            _, worker = self._idle.get()
+            if worker is not None:
+                worker.close()
+        shutil.rmtree(self._jobs, ignore_errors=True)
+
+    def submit(self, notebook: Path, spec: LabSpec, *, student_id: str,
+               secret: bytes) -> concurrent.futures.Future:
+        return self._executor.submit(self.grade, Path(notebook), spec, student_id, secret)
+
+    def _cases(self, spec: LabSpec, secret: bytes) -> _Prepared:
+        key = (spec.origin or spec.lab_id, spec.lab_id, secret)
+        with self._lock:                    # references run once per lab and secret, then are shared
+            if key not in self._prepared:
+                self._prepared[key] = prepare(spec, secret)
+            return self._prepared[key]
+
+    def grade(self, notebook: Path, spec: LabSpec, student_id: str, secret: bytes) -> SubmissionResult:
+        start = time.monotonic()
+        result = SubmissionResult(student_id, spec.lab_id, "failed", None,
+                                  max_score=float(spec.total_points))
+        try:
+            cells = read_cells(notebook, spec)
+            prepared = self._cases(spec, secret)
+            static = scan_source([_python(source) for _, source in cells])
+            report, reply = self._run(notebook, spec, cells, prepared)
+            reason = _failure_reason(reply, self.limits)
+            flags = set(static)
+            if reply.get("strays"):
+                flags.add("fork: left processes running after the notebook finished")
+            if isinstance(report, dict):
+                flags.update(str(f)[:200] for f in report.get("flags", []) if isinstance(f, str))
+            result.flags = sorted(flags)
+            if reason is None and not isinstance(report, dict):
+                reason = "crash: the notebook's process ended without reporting (os._exit or a kill?)"
+                result.flags = sorted(flags | {"exit: ended the process before grading"})
+            if reason:
+                raise _Failed(reason)
+            errors = [e for e in report.get("cell_errors", []) if isinstance(e, dict)]
+            tasks = report.get("tasks") if isinstance(report.get("tasks"), dict) else {}
+            result.tasks = [judge_task(task, prepared.labels[task.grade_id], prepared.cases[task.grade_id],
+                                       prepared.wanted[task.grade_id], tasks.get(task.grade_id), errors)
+                            for task in spec.tasks]
+            result.status = "graded"
+            result.score = sum(t.points for t in result.tasks)
+        except _Failed as failure:
+            result.status, result.reason = "failed", str(failure)
+        result.seconds = round(time.monotonic() - start, 3)
+        return result
+
+    def _run(self, notebook: Path, spec: LabSpec, cells, prepared: _Prepared) -> tuple[Any, dict]:
+        limits = self.limits
+        with self._lock:
+            self._counter += 1
+            number = self._counter
+        job_path, result_path = self._jobs / f"job-{number}.json", self._jobs / f"result-{number}.json"
+        hide = default_hidden(REPO_ROOT, notebook.resolve(), spec.solution_path(), self.hide)
+        hide += ((str(self._jobs), "grader job files"),)
+        job = {
+            "cells": cells,
+            "tasks": [{"grade_id": t.grade_id, "cases": [{"name": c.name, "args": list(c.args), "kwargs": c.kwargs}
+                                                          for c in prepared.cases[t.grade_id]]} for t in spec.tasks],
+            "hide": hide,
+            "confinement": {"wall_s": limits.wall_s, "cpu_s": limits.cpu_s, "memory_mb": limits.memory_mb,
+                            "max_procs": limits.max_procs, "file_bytes": RESULT_BYTES, "network": limits.network,
+                            "isolate": limits.isolate, "uid": 0, "hide": hide,
+                            "read_only": [str(REPO_ROOT)], "keep": needed_paths()},
+        }
+        index, worker = self._idle.get()
+        job["confinement"]["uid"] = UID_BASE + index
+        try:
+            fd = os.open(job_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(job, handle)
+            if worker is None or worker.process.poll() is not None:
+                worker = _WorkerProcess(index)
+            request = {"job": str(job_path), "result": str(result_path), "spec": spec.origin or spec.lab_id,
+                       "wall_s": limits.wall_s, "output_bytes": limits.output_kb * 1024}
+            try:
+                reply = worker.run(request, limits.wall_s + 60)
+            except GraderError:
+                worker = None
+                raise _Failed("crash: the grading worker died while running this notebook") from None
+            if "error" in reply:
+                raise GraderError(f"grading worker failed on {notebook}: {reply['error']}")
+            return self._report(result_path), reply
+        finally:
+            self._idle.put((index, worker))
+            for path in (job_path, result_path):
+                path.unlink(missing_ok=True)
+
+    @staticmethod
+    def _report(path: Path) -> Any:
+        try:
+            if path.stat().st_size > RESULT_BYTES:
+                return None
+            return json.loads(path.read_bytes())
+        except (OSError, ValueError):
+            return None
+
+
+def grade_submission(notebook: Path, spec: LabSpec, *, student_id: str, secret: bytes,
+                     limits: Limits = Limits()) -> SubmissionResult:
+    """Grade one notebook with a one-worker pool (pays the worker's start-up once)."""
+    with GradingPool(1, limits) as pool:
+        return pool.submit(notebook, spec, student_id=student_id, secret=secret).result()

@@ -1,0 +1,236 @@
+"""The untrusted side: run a submission's code cells, call its functions on the cases, report plain data.
+
+Runs in the sandboxed grading child (see autograder.worker). Nothing here decides a score: the
+result is JSON (encoded outputs, cell errors, runtime observations) that the trusted parent judges.
+Whatever the student does to this process can only change what it reports, and a report is worth
+points only when its outputs equal the trusted reference on inputs drawn from a secret.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import sys
+from typing import Any
+
+from autograder.spec import Case, LabSpec
+
+ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
+STUDENT_FILE = "<ipython-input-"
+SAFE_ENV = {"PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "TERM", "USER", "LOGNAME", "PWD", "SHELL",
+            "COLUMNS", "LINES", "TZ", "PYTHONPATH", "MPLBACKEND", "MPLCONFIGDIR"}
+
+
+def short_error(error: BaseException) -> str:
+    """One deterministic line: type and message, no memory addresses, at most 300 characters."""
+    text = f"{type(error).__name__}: {error}".strip().splitlines()[0] if str(error) else type(error).__name__
+    return ADDRESS.sub("0x…", text)[:300]
+
+
+class Observer:
+    """Runtime signals: audit events, environment reads, patched helpers, signal handlers."""
+
+    WATCHED = {
+        "unittest.case.TestCase": None, "numpy.testing": None, "torch.testing": None,
+        "math": ["isclose"], "builtins": ["isinstance", "print", "open", "__import__", "AssertionError",
+                                          "type", "float", "int", "len"],
+        "json": ["dumps", "loads"], "autograder.spec": ["encode", "approx"],
+        "autograder.check": ["run_visible"], "autograder.hidden": ["check_task"], "os": ["_exit", "environ"],
+    }
+
+    def __init__(self, hidden: list[tuple[str, str]], workdir: str, keep: list[str] = ()) -> None:
+        self.flags: set[str] = set()
+        self.hidden = [(path.rstrip("/") + "/", path, label) for path, label in hidden]
+        self.keep = [(path.rstrip("/") + "/", path, None) for path in keep]
+        self.workdir = workdir.rstrip("/") + "/"
+        self.snapshot = self._take()
+        self.handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+        self.excepthook = sys.excepthook
+
+    def _objects(self, dotted: str) -> Any:
+        module, _, attr = dotted.partition(".case.")
+        obj = sys.modules.get(dotted if not attr else module + ".case")
+        return getattr(obj, attr, None) if attr else obj
+
+    def _take(self) -> dict[str, int]:
+        seen: dict[str, int] = {}
+        for name, attrs in self.WATCHED.items():
+            obj = self._objects(name)
+            if obj is None:
+                continue
+            for attr in attrs or [a for a in vars(obj) if a.startswith("assert")]:
+                if attr in vars(obj):
+                    seen[f"{name.replace('.case.', '.')}.{attr}"] = id(vars(obj)[attr])
+        return seen
+
+    def audit(self, event: str, args: tuple) -> None:
+        if event == "open":
+            self._open(args)
+        elif event in {"os.fork", "os.forkpty", "subprocess.Popen", "os.system", "os.posix_spawn",
+                       "os.exec", "os.spawn", "pty.spawn"}:
+            self.flags.add(f"fork: {event} at runtime")
+        elif event == "socket.connect" or event == "socket.getaddrinfo":
+            self.flags.add("network: tried to connect")
+        elif event == "object.__setattr__" and args and isinstance(args[0], type):
+            module = getattr(args[0], "__module__", "") or ""
+            if module.startswith(("unittest", "numpy.testing", "torch.testing", "autograder", "builtins")):
+                self.flags.add(f"tamper: patches {args[0].__name__}.{args[1]}")
+        elif event == "sys.setprofile" or event == "sys.settrace":
+            if _from_student():
+                self.flags.add(f"introspection: installs a {event.split('set')[-1]} hook")
+
+    def _open(self, args: tuple) -> None:
+        path, mode, flags = (list(args) + [None, None, None])[:3]
+        if not isinstance(path, (str, bytes)) or isinstance(path, bytes) and not path:
+            return
+        path = os.fsdecode(path)
+        full = os.path.normpath(os.path.join(os.getcwd(), path)) if not path.startswith("/") else os.path.normpath(path)
+        # The deepest matching rule wins: /root is hidden, but an interpreter kept under it is not.
+        best, label = "", None
+        for prefix, exact, name in self.hidden + self.keep:
+            if (full == exact or full.startswith(prefix)) and len(exact) > len(best):
+                best, label = exact, name
+        if label is not None:
+            self.flags.add(f"files: tried to open {label}")
+            return
+        writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or \
+                  (isinstance(flags, int) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT))
+        if writing and not (full + "/").startswith(self.workdir) and full != "/dev/null" and _from_student():
+            self.flags.add(f"files: writes outside its folder ({full})")
+
+    def finish(self, shell) -> list[str]:
+        after = self._take()
+        for name, ident in self.snapshot.items():
+            if after.get(name) != ident:
+                self.flags.add(f"tamper: patches {name}")
+        for sig, handler in self.handlers.items():
+            if signal.getsignal(sig) != handler:
+                self.flags.add(f"signals: changes the {signal.Signals(sig).name} handler")
+        if sys.excepthook is not self.excepthook or shell.custom_exceptions:
+            self.flags.add("tamper: custom exception handler")
+        manager = shell.input_transformer_manager
+        if shell.input_transformers_post or shell.ast_transformers or \
+                len(manager.cleanup_transforms) != self.cleanup or len(manager.line_transforms) != self.lines:
+            self.flags.add("tamper: IPython input transformer")
+        return sorted(self.flags)
+
+
+LIBRARY_FILES = {__file__, os.__file__, getattr(sys.modules.get("_collections_abc"), "__file__", ""), "<frozen os>",
+                 "<frozen _collections_abc>"}
+
+
+def _from_student() -> bool:
+    """True when the code that triggered the event is the notebook's own (not a library it called)."""
+    try:
+        frame = sys._getframe(1)
+    except ValueError:
+        return False
+    while frame is not None and frame.f_code.co_filename in LIBRARY_FILES:
+        frame = frame.f_back
+    return frame is not None and frame.f_code.co_filename.startswith(STUDENT_FILE)
+
+
+class WatchedEnviron(type(os.environ)):
+    """os.environ that notes when notebook code reads grading-looking variables or lists them all."""
+
+    observer: Observer | None = None
+
+    def __getitem__(self, key):
+        self._note(key)
+        return super().__getitem__(key)
+
+    def __iter__(self):
+        if self.observer is not None and _from_student():
+            self.observer.flags.add("env: lists the environment")
+        return super().__iter__()
+
+    def _note(self, key) -> None:
+        if self.observer is not None and isinstance(key, str) and key not in SAFE_ENV and _from_student():
+            self.observer.flags.add(f"env: reads {key}")
+
+
+def _watch_environment() -> None:
+    environ = os.environ
+    os.environ = WatchedEnviron(environ._data, environ.encodekey, environ.decodekey,
+                                environ.encodevalue, environ.decodevalue)
+
+
+def _plain_type(value: Any, observer: Observer, depth: int = 0) -> None:
+    """Flag returned objects whose type could lie to an in-process `==` check."""
+    cls = type(value)
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(value, torch.Tensor) and cls not in (torch.Tensor, torch.nn.Parameter):
+        observer.flags.add(f"tamper: returns a tensor subclass ({cls.__name__})")
+    elif any(k.__module__ == "__main__" and ("__eq__" in vars(k) or "__ne__" in vars(k)) for k in cls.__mro__):
+        observer.flags.add(f"tamper: returns {cls.__name__}, a class with its own __eq__")
+    if depth < 2 and isinstance(value, (list, tuple)):
+        for item in value[:16]:
+            _plain_type(item, observer, depth + 1)
+    elif depth < 2 and isinstance(value, dict):
+        for item in list(value.values())[:16]:
+            _plain_type(item, observer, depth + 1)
+
+
+def run(job: dict, spec: LabSpec, shell, result_fd: int, sandbox_flags: list[str]) -> None:
+    """Run the cells, call each task's function on its cases, write one JSON document to result_fd."""
+    dumps = json.dumps                       # held before student code can replace json.dumps
+    write, truncate = os.write, os.ftruncate
+    _watch_environment()
+    observer = Observer([tuple(h) for h in job["hide"]], os.getcwd(), job["confinement"].get("keep", []))
+    WatchedEnviron.observer = observer
+    manager = shell.input_transformer_manager
+    observer.cleanup, observer.lines = len(manager.cleanup_transforms), len(manager.line_transforms)
+    sys.addaudithook(observer.audit)
+    forks = []
+    os.register_at_fork(before=lambda: forks.append(1))
+
+    cell_errors = []
+    for index, source in job["cells"]:
+        shell.exit_now = False
+        try:
+            outcome = shell.run_cell(source, store_history=False, silent=True)
+            error = outcome.error_before_exec or outcome.error_in_exec
+        except BaseException as caught:                      # noqa: BLE001 - student code may raise anything
+            error = caught
+        if isinstance(error, SystemExit):
+            observer.flags.add("exit: raised SystemExit (sys.exit)")
+        if isinstance(error, MemoryError):
+            observer.flags.add("memory: allocation failed (memory limit)")
+        if shell.exit_now:
+            observer.flags.add("exit: asked the kernel to exit")
+        if error is not None:
+            cell_errors.append({"cell": index, "error": short_error(error)})
+
+    namespace = shell.user_ns
+    tasks = {}
+    for task_job in job["tasks"]:
+        task = spec.task(task_job["grade_id"])
+        function = namespace.get(task.function)
+        entry: dict[str, Any] = {"defined": callable(function), "outputs": []}
+        if callable(function):
+            for raw in task_job["cases"]:
+                case = Case(raw["name"], tuple(raw["args"]), dict(raw["kwargs"]))
+                try:
+                    args, kwargs = task.prepare(case)
+                    output = function(*args, **kwargs)
+                    _plain_type(output, observer)
+                    value = task.encode(output)
+                    dumps(value)                              # unencodable data fails this case only
+                    entry["outputs"].append({"value": value})
+                except BaseException as error:               # noqa: BLE001
+                    if isinstance(error, MemoryError):
+                        observer.flags.add("memory: allocation failed (memory limit)")
+                    if isinstance(error, SystemExit):
+                        observer.flags.add("exit: raised SystemExit (sys.exit)")
+                    entry["outputs"].append({"error": short_error(error)})
+        tasks[task.grade_id] = entry
+    if forks:
+        observer.flags.add("fork: forked at runtime")
+    report = {"cell_errors": cell_errors, "tasks": tasks,
+              "flags": sorted(set(observer.finish(shell)) | set(sandbox_flags))}
+    data = dumps(report, allow_nan=True).encode()
+    truncate(result_fd, 0)                                   # anything written before is discarded
+    view, offset = memoryview(data), 0
+    while offset < len(data):
+        offset += os.pwrite(result_fd, view[offset:], offset)

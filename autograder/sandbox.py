@@ -1,0 +1,262 @@
+"""Confine a forked grading child before it runs student code (Linux; see docs/SANDBOX.md).
+
+`enter` runs in the child while it is still root. It moves the child into new network and mount
+namespaces, hides the paths the student must not see, sets resource limits and drops to an
+unprivileged uid. Each mechanism that is unavailable is skipped and reported as a flag, so a
+result always says which protections were really active.
+"""
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import resource
+import signal
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWNET = 0x40000000
+MS_RDONLY, MS_NOSUID, MS_NODEV = 0x1, 0x2, 0x4
+MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 0x20, 0x1000, 0x4000, 0x40000
+PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER = 38, 36
+
+WORKDIR = "/tmp/work"               # inside the child's private /tmp
+UID_BASE = 61000                    # worker i runs students as uid/gid UID_BASE + i (no passwd entry needed)
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+@dataclass(frozen=True)
+class Confinement:
+    wall_s: float
+    cpu_s: float
+    memory_mb: int
+    max_procs: int
+    file_bytes: int                 # RLIMIT_FSIZE: the result file and anything the student writes
+    network: bool                   # True: keep the host network (no network namespace)
+    isolate: bool                   # False: rlimits and a new session only (tests of the degraded mode)
+    uid: int
+    hide: tuple[tuple[str, str], ...] = ()   # (path, label) pairs made unreadable to the child
+    read_only: tuple[str, ...] = ()          # trees bind-mounted read-only (the course checkout)
+    keep: tuple[str, ...] = ()               # folders that stay visible even inside a hidden one
+
+
+def _call(name: str, *args) -> int:
+    """Call a libc function; return 0 or the errno it failed with."""
+    if getattr(_libc, name)(*args) != 0:
+        return ctypes.get_errno() or errno.EPERM
+    return 0
+
+
+def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> int:
+    enc = lambda s: None if s is None else s.encode()  # noqa: E731
+    return _call("mount", enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data))
+
+
+def _hide(path: str) -> int:
+    """Cover a folder with an empty read-only tmpfs, a file with /dev/null."""
+    if os.path.isdir(path):
+        return _mount("tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "size=4k,mode=0555")
+    return _mount("/dev/null", path, None, MS_BIND)
+
+
+def _namespaces(conf: Confinement) -> list[str]:
+    flags: list[str] = []
+    if os.geteuid() != 0:
+        return ["sandbox: not root: no network or mount namespace, no uid drop, hidden paths readable "
+                "if file permissions allow"]
+    wanted = CLONE_NEWNS | (0 if conf.network else CLONE_NEWNET)
+    err = _call("unshare", wanted)
+    if err and not conf.network:               # some hosts allow one namespace kind but not the other
+        net_err, err = _call("unshare", CLONE_NEWNET), _call("unshare", CLONE_NEWNS)
+        if net_err:
+            flags.append(f"sandbox: no network namespace ({os.strerror(net_err)})")
+    elif conf.network:
+        flags.append("sandbox: network allowed by the limits")
+    if err:
+        flags.append(f"sandbox: no mount namespace ({os.strerror(err)}): hidden paths stay visible")
+        return flags
+    if _mount(None, "/", None, MS_REC | MS_PRIVATE):
+        flags.append("sandbox: cannot make mounts private: hidden paths stay visible")
+        return flags
+    # Paths the child needs (the interpreter may live under /root) are held open before anything is
+    # covered, then bound back into the tmpfs that hides their parent.
+    keep = {path: os.open(path, os.O_PATH) for path in conf.keep if os.path.isdir(path)}
+    for tree in conf.read_only:
+        if os.path.isdir(tree) and not _mount(tree, tree, None, MS_BIND | MS_REC):
+            _mount(None, tree, None, MS_REMOUNT | MS_BIND | MS_RDONLY)
+    failed = []
+    for path, label in sorted(conf.hide, key=lambda item: item[0].count("/")):
+        if not os.path.lexists(path) or path in keep:
+            continue
+        inside = [k for k in keep if k.startswith(path.rstrip("/") + "/")]
+        if not inside:
+            if _hide(path):
+                failed.append(label)
+            continue
+        if _mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755"):
+            failed.append(label)
+            continue
+        for kept in inside:
+            os.makedirs(kept, mode=0o755, exist_ok=True)
+            if _mount(f"/proc/self/fd/{keep[kept]}", kept, None, MS_BIND | MS_REC):
+                failed.append(f"{label} (cannot keep {kept})")
+    for fd in keep.values():
+        os.close(fd)
+    if failed:
+        flags.append("sandbox: could not hide " + ", ".join(sorted(set(failed))))
+    # A private /tmp (and the other world-writable folders) per child: other submissions, the job
+    # files and anything earlier children left behind are out of sight.
+    if _mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=256m,mode=0755"):
+        flags.append("sandbox: no private /tmp")
+    for shared in ("/var/tmp", "/dev/shm"):
+        if os.path.isdir(shared):
+            _mount("tmpfs", shared, "tmpfs", MS_NOSUID | MS_NODEV, "size=64m,mode=0755")
+    return flags
+
+
+def _limits(conf: Confinement) -> None:
+    cpu = max(1, int(conf.cpu_s + 0.999))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))   # soft: SIGXCPU, hard: SIGKILL
+    memory = conf.memory_mb * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (conf.file_bytes, conf.file_bytes))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
+
+
+def enter(conf: Confinement) -> list[str]:
+    """Confine the calling (forked, root) process; return flags naming the protections that are missing."""
+    os.setsid()                                    # the worker kills the whole group on timeout
+    flags = _namespaces(conf) if conf.isolate else ["sandbox: isolation disabled by the limits "
+                                                     "(no namespaces, no uid drop)"]
+    os.makedirs(WORKDIR, mode=0o700, exist_ok=True)
+    dropped = conf.isolate and os.geteuid() == 0
+    if dropped:
+        os.chown(WORKDIR, conf.uid, conf.uid)
+        # RLIMIT_NPROC counts processes per uid; with one uid per worker a fork bomb only starves itself.
+        resource.setrlimit(resource.RLIMIT_NPROC, (conf.max_procs, conf.max_procs))
+    else:
+        flags.append("sandbox: runs as the grader's own uid: process limit shared with the grader")
+    _limits(conf)
+    os.chdir(WORKDIR)
+    if dropped:
+        os.setgroups([])
+        os.setresgid(conf.uid, conf.uid, conf.uid)
+        os.setresuid(conf.uid, conf.uid, conf.uid)
+    _call("prctl", PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)   # setuid binaries cannot give root back
+    return flags
+
+
+def child_environment(workdir: str = WORKDIR) -> dict[str, str]:
+    """The whole environment student code sees: nothing of the grader's, no secret."""
+    return {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": workdir, "TMPDIR": workdir, "MPLCONFIGDIR": os.path.join(workdir, ".matplotlib"),
+        "LANG": "C.UTF-8", "MPLBACKEND": "Agg", "COURSE_QUICK": "1",
+        "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "CUDA_VISIBLE_DEVICES": "",
+    }
+
+
+def become_subreaper() -> None:
+    """Orphans of a grading child reparent to the worker, which reaps them (zombies count toward NPROC)."""
+    _call("prctl", PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+def processes_of(uid: int) -> list[int]:
+    """Pids whose real uid is `uid` (read from /proc/<pid>/status; works for non-dumpable processes too)."""
+    pids = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/status", "rb") as handle:
+                for line in handle:
+                    if line.startswith(b"State:") and line.split()[1] in (b"Z", b"X"):
+                        break                     # zombies are dead already; the worker reaps them
+                    if line.startswith(b"Uid:"):
+                        if int(line.split()[1]) == uid:
+                            pids.append(int(name))
+                        break
+        except (OSError, ValueError, IndexError):
+            continue                              # exited while we looked
+    return pids
+
+
+def kill_uid(uid: int, timeout: float = 5.0) -> int:
+    """SIGKILL every process of `uid` (setsid escapees included); return how many were found at first.
+
+    A helper process becomes `uid` and calls kill(-1), which reaches exactly the processes that uid
+    may signal: its own. Repeat until none is left, so a fork bomb racing the sweep still loses.
+    (kill(-1) reports success even when it only met processes it may not signal, so /proc decides.)
+    """
+    found = [p for p in processes_of(uid)]
+    if not found or os.geteuid() != 0:
+        return len(found)
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+            me = os.getpid()
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline and [p for p in processes_of(uid) if p != me]:
+                try:
+                    os.kill(-1, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                reap()
+                time.sleep(0.001)
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+    reap()
+    return len(found)
+
+
+def reap() -> None:
+    """Collect exited orphans so they stop counting against the student uid's process limit."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def needed_paths() -> tuple[str, ...]:
+    """What a grading child must still see: the interpreter, its packages and this checkout's code."""
+    paths = {str(Path(p).resolve()) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    paths.add(str(Path(__file__).resolve().parent.parent))
+    return tuple(sorted(paths))
+
+
+def default_hidden(course_root: Path, notebook: Path, solution: Path, extra=()) -> tuple[tuple[str, str], ...]:
+    """Paths no student may read: solutions, secrets, gradebook, everyone's submissions and outputs."""
+    hidden: list[tuple[Path, str]] = [
+        (course_root / "solutions", "solutions"), (course_root / "source", "solutions"),
+        (course_root / "submitted", "submissions"), (course_root / "autograded", "autograded notebooks"),
+        (course_root / "feedback", "feedback"), (course_root / "gradebook.db", "gradebook"),
+        (course_root / "autograder" / "instructor-secret", "instructor secret"),
+        (solution.parent, "solutions"), (notebook.parent, "submissions"),
+        (Path("/root"), "home folders"), (Path("/home"), "home folders"),
+    ]
+    # nbgrader layouts put every student's copy under .../submitted/<student>/...: hide the lot,
+    # and the gradebook and outputs beside it when the course lives somewhere other than the repo.
+    for parent in notebook.parents:
+        if parent.name == "submitted":
+            hidden += [(parent, "submissions"), (parent.parent / "autograded", "autograded notebooks"),
+                       (parent.parent / "feedback", "feedback"), (parent.parent / "gradebook.db", "gradebook"),
+                       (parent.parent / "source", "solutions")]
+    hidden += [(Path(p), "instructor paths") for p in extra]
+    seen, result = set(), []
+    for path, label in hidden:
+        key = str(path.resolve())
+        if key not in seen:
+            seen.add(key)
+            result.append((key, label))
+    return tuple(result)

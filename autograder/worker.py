@@ -1,0 +1,185 @@
+"""A warm grading worker: imports torch, numpy and IPython once, then forks one sandboxed child per job.
+
+    python -m autograder.worker INDEX UID
+
+Protocol (one JSON line each way, over stdin/stdout, with the trusted engine):
+    in:  {"job": path, "result": path, "spec": spec module path or lab id, "wall_s": s, "output_bytes": n}
+    out: {"exit_code", "signal", "timed_out", "output_bytes", "output_exceeded", "cpu_s", "wall_s", "strays"}
+
+The worker never parses what a student's code produced or submitted: the child reads its job file
+(cells and case inputs) itself before it is confined, and writes its report to the result file the
+engine reads. Keeping student data out of this long-lived process means no later child can find an
+earlier student's code or outputs in memory inherited through fork.
+"""
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import sys
+import time
+import traceback
+
+WARM_MODULES = ("numpy", "numpy.testing", "unittest", "torch", "torch.testing", "torch.nn.functional",
+                "matplotlib", "matplotlib.pyplot", "coursekit.labs", "coursekit.device")
+RESULT_FD = 3
+CHUNK = 65536
+
+
+def warm_up():
+    """Import the heavy modules and build the IPython shell once; every child inherits them via fork."""
+    import importlib
+
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    for name in WARM_MODULES:
+        try:
+            importlib.import_module(name)
+        except Exception:        # noqa: BLE001 - a missing optional module only costs speed
+            pass
+    from IPython.core.interactiveshell import InteractiveShell
+    from traitlets.config import Config
+
+    config = Config()
+    config.HistoryManager.enabled = False      # no sqlite file, no history thread to fork across
+    return InteractiveShell.instance(config=config)
+
+
+def _child(request: dict, spec, shell, out_w: int) -> None:
+    """In the forked child: wire fds, read the job, confine, run. Never returns."""
+    code = 70
+    try:
+        os.dup2(out_w, 1)
+        os.dup2(out_w, 2)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        with open(request["job"], encoding="utf-8") as handle:
+            job = json.load(handle)
+        result_fd = os.open(request["result"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.dup2(result_fd, RESULT_FD)
+        os.closerange(RESULT_FD + 1, 4096)         # the control pipes to the engine stay out of reach
+        from autograder import harness, sandbox
+
+        flags = sandbox.enter(sandbox.Confinement(**{k: tuple(map(tuple, v)) if k == "hide" else
+                                                     tuple(v) if k in ("read_only", "keep") else v
+                                                     for k, v in job["confinement"].items()}))
+        os.environ.clear()
+        os.environ.update(sandbox.child_environment())
+        torch = sys.modules.get("torch")
+        if torch is not None:
+            torch.set_num_threads(1)               # before any op starts a thread pool in this child
+        harness.run(job, spec, shell, RESULT_FD, flags)
+        code = 0
+    except BaseException:                          # noqa: BLE001 - report, then exit without cleanup
+        try:
+            traceback.print_exc()
+        except BaseException:                      # noqa: BLE001
+            pass
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
+
+
+class Worker:
+    def __init__(self, index: int, uid: int) -> None:
+        self.index, self.uid = index, uid
+        self.shell = warm_up()
+        self.buffer = bytearray(CHUNK)             # output is counted, never kept: read into one reused buffer
+        self.zeros = bytes(CHUNK)
+        from autograder import sandbox
+
+        self.sandbox = sandbox
+        sandbox.become_subreaper()
+
+    def spec(self, ref: str):
+        from autograder.spec import load_spec
+
+        return load_spec(ref)
+
+    def run(self, request: dict) -> dict:
+        spec = self.spec(request["spec"])
+        out_r, out_w = os.pipe()
+        start = time.monotonic()
+        pid = os.fork()
+        if pid == 0:
+            os.close(out_r)
+            _child(request, spec, self.shell, out_w)
+        os.close(out_w)
+        try:
+            return self._watch(pid, out_r, start, float(request["wall_s"]), int(request["output_bytes"]))
+        finally:
+            os.close(out_r)
+            self.buffer[:] = self.zeros
+
+    def _watch(self, pid: int, out_r: int, start: float, wall_s: float, output_cap: int) -> dict:
+        os.set_blocking(out_r, False)
+        try:
+            pidfd = os.pidfd_open(pid)
+        except (AttributeError, OSError):
+            pidfd = None                           # old kernel: poll the child every 20 ms instead
+        total, exceeded, timed_out, status, usage, eof = 0, False, False, None, None, False
+        try:
+            while True:
+                waited, raw, rusage = os.wait4(pid, os.WNOHANG)
+                if waited:
+                    status, usage = raw, rusage
+                    break
+                remaining = start + wall_s - time.monotonic()
+                if remaining <= 0:
+                    timed_out = True
+                    break
+                watch = ([] if eof else [out_r]) + ([pidfd] if pidfd is not None else [])
+                ready, _, _ = select.select(watch, [], [], min(remaining, 0.02 if pidfd is None or eof else 1.0))
+                if out_r in ready:
+                    try:
+                        count = os.readv(out_r, [self.buffer])
+                    except BlockingIOError:
+                        count = -1
+                    if count == 0:
+                        eof = True                 # the child closed stdout; its exit is next
+                    elif count > 0:
+                        total += count
+                        if total > output_cap:
+                            exceeded = True
+                            break
+        finally:
+            if pidfd is not None:
+                os.close(pidfd)
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        if status is None:
+            _, status, usage = os.wait4(pid, 0)
+        strays = self.sandbox.kill_uid(self.uid) if os.geteuid() == 0 else 0
+        self.sandbox.reap()
+        return {
+            "exit_code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
+            "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
+            "timed_out": timed_out, "output_bytes": total, "output_exceeded": exceeded,
+            "cpu_s": round(usage.ru_utime + usage.ru_stime, 3) if usage else 0.0,
+            "wall_s": round(time.monotonic() - start, 3), "strays": strays > 0,
+        }
+
+
+def main(argv: list[str]) -> int:
+    index, uid = int(argv[0]), int(argv[1])
+    worker = Worker(index, uid)
+    out = sys.stdout
+    out.write(json.dumps({"ready": True, "pid": os.getpid()}) + "\n")
+    out.flush()
+    for line in sys.stdin:
+        try:
+            reply = worker.run(json.loads(line))
+        except Exception as error:                 # noqa: BLE001 - an engine-side problem, not the student's
+            reply = {"error": f"{type(error).__name__}: {error}"}
+        out.write(json.dumps(reply) + "\n")
+        out.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
