@@ -1,0 +1,73 @@
+"""The course's MoE routing agrees with Hugging Face transformers' Mixtral sparse MoE block (5.x:
+MixtralSparseMoeBlock with .gate = MixtralTopKRouter(weight [E, D]) and .experts = MixtralExperts
+(gate_up_proj [E, 2F, D], down_proj [E, D, F])), built offline from a config with random weights."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+pytestmark = pytest.mark.slow
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def pair():
+    from transformers import MixtralConfig
+    from transformers.models.mixtral.modeling_mixtral import MixtralSparseMoeBlock
+
+    from coursekit.nn.moe import MoEConfig, build_moe
+
+    cfg = MoEConfig(d_model=32, d_ff=48, n_experts=8, top_k=2, renormalize=True)
+    ours = build_moe(cfg, seed=4)
+    hf_cfg = MixtralConfig(hidden_size=cfg.d_model, intermediate_size=cfg.d_ff, num_local_experts=cfg.n_experts,
+                           num_experts_per_tok=cfg.top_k, hidden_act="silu", router_jitter_noise=0.0)
+    hf = MixtralSparseMoeBlock(hf_cfg).eval()
+    with torch.no_grad():
+        hf.gate.weight.copy_(ours.router.weight)
+        hf.experts.gate_up_proj.copy_(torch.cat([ours.w_gate, ours.w_up], dim=1))
+        hf.experts.down_proj.copy_(ours.w_down)
+    x = torch.randn(3, 40, cfg.d_model, generator=torch.Generator().manual_seed(0))
+    return ours, hf, x
+
+
+@pytest.fixture(scope="module")
+def solution():
+    from autograder.reference import solution_namespace
+
+    return solution_namespace(ROOT / "solutions" / "lab5-moe" / "lab5-moe.ipynb")
+
+
+def test_router_weights_and_indices_match(pair, solution):
+    ours, hf, x = pair
+    flat = x.reshape(-1, x.shape[-1])
+    with torch.no_grad():
+        hf_logits, hf_weights, hf_indices = hf.gate(flat)
+        logits, weights, indices = ours.route(flat)
+        w_sol, i_sol = solution["top_k_route"](ours.router(flat), 2)
+    assert torch.allclose(logits, hf_logits, atol=1e-6)
+    assert torch.equal(indices, hf_indices) and torch.equal(i_sol, hf_indices)
+    assert torch.allclose(weights, hf_weights, atol=1e-6) and torch.allclose(w_sol, hf_weights, atol=1e-6)
+
+
+def test_layer_output_matches(pair, solution):
+    ours, hf, x = pair
+    with torch.no_grad():
+        want = hf(x)
+        assert torch.allclose(ours(x), want, atol=1e-5)
+        got = solution["moe_forward"](x.reshape(-1, x.shape[-1]), ours).reshape(x.shape)
+    assert torch.allclose(got, want, atol=1e-5)
+
+
+def test_aux_loss_matches(pair, solution):
+    from transformers.models.mixtral.modeling_mixtral import load_balancing_loss_func
+
+    ours, _, x = pair
+    with torch.no_grad():
+        logits = ours.router(x.reshape(-1, x.shape[-1]))
+        skewed = logits.clone()
+        skewed[:, 3] += 3.0
+        for lg in (logits, skewed):
+            want = load_balancing_loss_func((lg,), num_experts=8, top_k=2)
+            assert float(solution["load_balancing_loss"](lg, 2)) == pytest.approx(float(want), rel=1e-5)
