@@ -1,0 +1,264 @@
+"""ipywidgets views of a lesson quiz and a module test. All logic lives in engine.py; this file only
+turns Questions into widgets and widget values into responses.
+
+Colours come from JupyterLab's CSS variables so the light and dark themes both read well; stable
+class names (course-quiz, course-quiz-item, course-quiz-feedback, course-quiz-correct, ...) let the
+browser test and custom themes find each part.
+"""
+from __future__ import annotations
+
+import html
+import re
+import sys
+from typing import Any, Callable
+
+import ipywidgets as widgets
+
+from .engine import Question, grade, key_text, Outcome
+
+STYLE = """<style>
+.course-quiz { border: 1px solid var(--jp-border-color2); border-radius: 4px; padding: 6px 10px;
+  background: var(--jp-layout-color1); color: var(--jp-ui-font-color1); }
+.course-quiz .widget-radio-box label, .course-quiz .widget-checkbox label { color: var(--jp-ui-font-color1);
+  white-space: normal; }
+.course-quiz-item { border-top: 1px solid var(--jp-border-color2); padding: 4px 0; }
+.course-quiz-stem { color: var(--jp-content-font-color1); font-size: var(--jp-content-font-size1); }
+.course-quiz-feedback { padding: 4px 8px; margin: 2px 0; border-left: 4px solid var(--jp-border-color1);
+  background: var(--jp-layout-color2); color: var(--jp-content-font-color1); white-space: normal; }
+.course-quiz-correct { border-left-color: var(--jp-success-color1); }
+.course-quiz-incorrect { border-left-color: var(--jp-error-color1); }
+.course-quiz-hint { border-left-color: var(--jp-warn-color1); }
+.course-quiz-explanation { color: var(--jp-content-font-color2); margin-top: 2px; }
+.course-quiz-score { font-weight: bold; color: var(--jp-ui-font-color1); }
+.course-quiz-error { border-left: 4px solid var(--jp-error-color1); padding: 4px 8px;
+  background: var(--jp-layout-color2); color: var(--jp-ui-font-color1); white-space: pre-wrap; }
+</style>"""
+
+FULL = widgets.Layout(width="100%")
+
+
+def to_html(text: str) -> str:
+    """Escape, then allow the little markup bank texts use: `code`, **bold**, line breaks."""
+    out = html.escape(text)
+    out = re.sub(r"`([^`]+)`", r"<code>\1</code>", out)
+    out = re.sub(r"\*\*([^*]+)\*\*", r"<b>\1</b>", out)
+    return out.replace("\n", "<br>")
+
+
+def error_widget(title: str, problems) -> widgets.HTML:
+    """What a broken bank shows instead of a quiz: every problem, with file and item id."""
+    lines = "\n".join(html.escape(str(p)) for p in problems)
+    box = widgets.HTML(f"{STYLE}<div class='course-quiz-error'><b>{html.escape(title)}</b>\n{lines}\n"
+                       "Run <code>course quiz check</code> to see every problem.</div>")
+    box.add_class("course-quiz-error-box")
+    return box
+
+
+def feedback_html(outcome: Outcome | None, *, note: str = "", explain: bool = False, key: str = "") -> str:
+    if outcome is None:
+        return f"<div class='course-quiz-feedback course-quiz-hint'>{to_html(note)}</div>"
+    verdict = "course-quiz-correct" if outcome.correct else "course-quiz-incorrect"
+    head = "Correct." if outcome.correct else "Not quite."
+    parts = [f"<b>{head}</b> {to_html(outcome.feedback)}"]
+    if key:
+        parts.append(f"<div class='course-quiz-key'><b>Answer:</b> {to_html(key)}</div>")
+    if explain:
+        parts.append(f"<div class='course-quiz-explanation'><b>Why:</b> {to_html(outcome.explanation)}</div>")
+    if note:
+        parts.append(f"<div>{to_html(note)}</div>")
+    return f"<div class='course-quiz-feedback {verdict}'>{''.join(parts)}</div>"
+
+
+class QuestionView:
+    """One question's widgets: stem, input (radio / checkboxes / number), feedback area."""
+
+    def __init__(self, q: Question, number: int):
+        self.q = q
+        self.touched = False
+        stem = widgets.HTML(f"<div class='course-quiz-stem'><b>{number}.</b> {to_html(q.stem)}</div>", layout=FULL)
+        if q.type == "single":
+            self.input = widgets.RadioButtons(options=[(f"{q.letter(i)}. {t}", i) for i, t in q.choices()],
+                                              value=None, layout=FULL)
+            self.input.add_class("course-quiz-options")
+            inputs = [self.input]
+        elif q.type == "multi":
+            self.boxes = {i: widgets.Checkbox(value=False, description=f"{q.letter(i)}. {t}", indent=False, layout=FULL)
+                          for i, t in q.choices()}
+            for box in self.boxes.values():
+                box.add_class("course-quiz-option")
+            self.input = widgets.VBox(list(self.boxes.values()), layout=FULL)
+            self.input.add_class("course-quiz-options")
+            inputs = [self.input]
+        else:
+            self.input = widgets.FloatText(description="Answer:", layout=widgets.Layout(width="18em"))
+            self.input.add_class("course-quiz-number")
+            self.input.observe(self._touch, names="value")
+            inputs = [widgets.HBox([self.input, widgets.HTML(html.escape(q.item.units))])]
+        self.feedback = widgets.HTML("", layout=FULL)
+        self.feedback.add_class("course-quiz-feedback-area")
+        self.box = widgets.VBox([stem, *inputs], layout=FULL)
+        self.box.add_class("course-quiz-item")
+
+    def _touch(self, _change) -> None:
+        self.touched = True
+
+    def response(self) -> Any:
+        """The learner's current response, or None when nothing is chosen/entered yet."""
+        if self.q.type == "single":
+            return self.input.value
+        if self.q.type == "multi":
+            chosen = frozenset(i for i, box in self.boxes.items() if box.value)
+            return chosen or None
+        return self.input.value if self.touched else None
+
+    def set_response(self, response: Any) -> None:
+        """Set the input as a learner would (used by tests and scripts)."""
+        if self.q.type == "single":
+            self.input.value = response
+        elif self.q.type == "multi":
+            for i, box in self.boxes.items():
+                box.value = i in set(response)
+        else:
+            self.input.value = float(response)
+            self.touched = True
+
+    def disable(self) -> None:
+        for w in (self.boxes.values() if self.q.type == "multi" else [self.input]):
+            w.disabled = True
+
+
+def _safe_record(record: Callable[[], Any]) -> str:
+    """Record progress; a store problem is shown to the learner, never allowed to break the quiz."""
+    try:
+        record()
+        return ""
+    except Exception as exc:  # the quiz must keep working; say what failed and where
+        print(f"coursekit: could not record progress: {exc}", file=sys.stderr)
+        return f"(Your answer was checked but could not be saved: {exc})"
+
+
+class LessonQuizView:
+    """A lesson quiz: check each question, get feedback, retry until right; first tries score."""
+
+    def __init__(self, title: str, questions: list[Question], *, on_answer: Callable | None = None,
+                 on_new_attempt: Callable | None = None, done: dict | None = None):
+        self.questions = [QuestionView(q, n) for n, q in enumerate(questions, 1)]
+        self.on_answer = on_answer
+        self.first_try: dict[str, bool] = {}
+        self.tries: dict[str, int] = {}
+        self.score = widgets.HTML()
+        self.score.add_class("course-quiz-score")
+        children = [widgets.HTML(f"{STYLE}<h4 style='margin:0.2em 0'>{html.escape(title)}</h4>")]
+        self.check_buttons = []
+        for view in self.questions:
+            button = widgets.Button(description="Check", button_style="primary", icon="check")
+            button.add_class("course-quiz-check")
+            button.on_click(lambda _b, v=view, b=button: self.check(v, b))
+            self.check_buttons.append(button)
+            view.box.children = (*view.box.children, button, view.feedback)
+            children.append(view.box)
+        self.new_attempt = widgets.Button(description="New attempt", icon="refresh",
+                                          tooltip="Draw a new set of questions")
+        self.new_attempt.add_class("course-quiz-new")
+        if on_new_attempt:
+            self.new_attempt.on_click(lambda _b: on_new_attempt())
+        children.append(widgets.HBox([self.score, self.new_attempt]))
+        self.box = widgets.VBox(children, layout=FULL)
+        self.box.add_class("course-quiz")
+        for view, button in zip(self.questions, self.check_buttons):
+            if done and done.get(view.q.id, {}).get("correct"):
+                self.first_try[view.q.id] = done[view.q.id].get("first_correct", False)
+                view.feedback.value = feedback_html(None, note="Answered correctly earlier in this attempt.")
+                view.disable()
+                button.disabled = True
+        self._update_score()
+
+    def check(self, view: QuestionView, button: widgets.Button) -> Outcome | None:
+        response = view.response()
+        if response is None:
+            view.feedback.value = feedback_html(None, note="Choose an answer first.")
+            return None
+        outcome = grade(view.q, response)
+        qid = view.q.id
+        self.tries[qid] = self.tries.get(qid, 0) + 1
+        self.first_try.setdefault(qid, outcome.correct)
+        note = _safe_record(lambda: self.on_answer(view.q, outcome)) if self.on_answer else ""
+        if outcome.correct:
+            view.disable()
+            button.disabled = True
+        else:
+            note = ("Try again." + (" " + note if note else "")).strip()
+        view.feedback.value = feedback_html(outcome, explain=outcome.correct or self.tries[qid] >= 2, note=note)
+        self._update_score()
+        return outcome
+
+    def _update_score(self) -> None:
+        n = len(self.questions)
+        right = sum(self.first_try.values())
+        answered = len(self.first_try)
+        self.score.value = (f"<span class='course-quiz-score'>Score: {right} / {n} right on the first try"
+                            f" ({answered} of {n} answered)</span>")
+
+    def _ipython_display_(self):
+        pass  # show_* already displayed the box; showing it again as a cell result would duplicate it
+
+
+class ModuleTestView:
+    """A module test: every question answered, then submitted once; feedback per question after."""
+
+    def __init__(self, title: str, questions: list[Question], pass_mark: float, *,
+                 on_submit: Callable | None = None):
+        self.questions = [QuestionView(q, n) for n, q in enumerate(questions, 1)]
+        self.pass_mark = pass_mark
+        self.on_submit = on_submit
+        self.submitted = False
+        self._warned = False
+        self.result = widgets.HTML()
+        self.result.add_class("course-quiz-score")
+        self.submit_button = widgets.Button(description="Submit test", button_style="primary", icon="paper-plane")
+        self.submit_button.add_class("course-quiz-submit")
+        self.submit_button.on_click(lambda _b: self.submit())
+        intro = (f"{STYLE}<h4 style='margin:0.2em 0'>{html.escape(title)}</h4><p>{len(questions)} questions; "
+                 f"pass mark {pass_mark:.0%}. Answer them all, then submit once: feedback follows.</p>")
+        for view in self.questions:
+            view.box.children = (*view.box.children, view.feedback)
+        self.box = widgets.VBox([widgets.HTML(intro), *[v.box for v in self.questions], self.submit_button,
+                                 self.result], layout=FULL)
+        self.box.add_class("course-quiz")
+        self.box.add_class("course-module-test")
+
+    def submit(self, *, force: bool = False) -> dict | None:
+        if self.submitted:
+            return None
+        missing = [n for n, v in enumerate(self.questions, 1) if v.response() is None]
+        if missing and not (force or self._warned):
+            self._warned = True
+            self.result.value = (f"<div class='course-quiz-feedback course-quiz-hint'>Unanswered: "
+                                 f"{', '.join(map(str, missing))}. Click Submit again to submit anyway "
+                                 "(unanswered questions score zero).</div>")
+            return None
+        self.submitted = True
+        items = {}
+        for view in self.questions:
+            response = view.response()
+            view.disable()
+            if response is None:
+                outcome = Outcome(False, "Not answered.", view.q.explanation, None)
+            else:
+                outcome = grade(view.q, response)
+            items[view.q.id] = {"response": response, "correct": outcome.correct}
+            view.feedback.value = feedback_html(outcome, explain=True, key=key_text(view.q))
+        self.submit_button.disabled = True
+        score = sum(v["correct"] for v in items.values())
+        total = len(items)
+        passed = total > 0 and score / total >= self.pass_mark - 1e-12
+        note = _safe_record(lambda: self.on_submit(items)) if self.on_submit else ""
+        verdict = "course-quiz-correct" if passed else "course-quiz-incorrect"
+        self.result.value = (f"<div class='course-quiz-feedback {verdict}'><span class='course-quiz-score'>"
+                             f"Score: {score} / {total} ({score / total:.0%}): "
+                             f"{'passed' if passed else f'not passed (pass mark {self.pass_mark:.0%})'}"
+                             f"</span> {to_html(note)}</div>")
+        return {"score": score, "total": total, "passed": passed, "items": items}
+
+    def _ipython_display_(self):
+        pass  # show_* already displayed the box; showing it again as a cell result would duplicate it
