@@ -127,3 +127,29 @@ def compare_philosophies(model: str = "Llama 2 70B", prompt_tokens: int = 2048, 
         rows.append(ChipBound(label, chip.name, bpp, n, n * chip.memory_gb, pre, step * 1e3, 1 / step,
                               pre + step <= ttft_target_s, need))
     return rows
+
+
+def decode_step_seconds_batched(n_params: float, bytes_per_param: float, kv_bytes_per_seq: float, batch: int,
+                                peak_tflops: float, bandwidth_tbs: float, n_chips: int = 1) -> float:
+    """One decode step for `batch` sequences: the slower of reading weights + every sequence's KV
+    (bandwidth) and 2N FLOPs per sequence (compute). Weights are read once for the whole batch,
+    which is why batching raises throughput until the compute floor takes over."""
+    memory_s = (n_params * bytes_per_param + kv_bytes_per_seq * batch) / (n_chips * bandwidth_tbs * 1e12)
+    compute_s = 2 * n_params * batch / (n_chips * peak_tflops * 1e12)
+    return max(memory_s, compute_s)
+
+
+def decode_throughput(model: str, chip: str, batch: int, n_chips: int = 1, bytes_per_param: float = 2,
+                      context_tokens: int = 0) -> float:
+    """Upper bound on generated tokens/s of a deployment decoding `batch` sequences at once."""
+    cfg, c = model_by_name(model), chip_by_name(chip)
+    kv = model_kv_bytes_per_session(model, context_tokens) if context_tokens else 0.0
+    peak = c.int8_tops if (bytes_per_param <= 1 and c.int8_tops) else c.bf16_tflops
+    return batch / decode_step_seconds_batched(cfg.n_params, bytes_per_param, kv, batch, peak, c.memory_tbs, n_chips)
+
+
+def cost_per_million_tokens(price_per_chip_hour: float, n_chips: int, tokens_per_s: float) -> float:
+    """Dollars per million generated tokens for a deployment billed per chip-hour."""
+    if tokens_per_s <= 0:
+        raise ValueError(f"coursekit/calc/chips.py: tokens_per_s must be positive, got {tokens_per_s}")
+    return price_per_chip_hour * n_chips / (tokens_per_s * 3600) * 1e6
