@@ -108,8 +108,9 @@ def grade_lab(course: Course, lab_id: str, *, secret: bytes, workers: int | None
             report.skipped += 1
             _materialize(course, spec, gradebook, sub, row.result)  # redo side effects lost to a crash
         bar = Progress(len(todo), f"grading {lab_id}", progress)
-        pool_args = {"workers": workers} | ({"limits": limits} if limits is not None else {"limits": Limits()})
-        with GradingPool(**pool_args) as pool:
+        # The engine hides the repo's and the submission's course folders; name this course's too.
+        hide = (course.solutions, course.submitted, course.autograded, course.feedback, course.gradebook)
+        with GradingPool(workers, limits or Limits(), hide=hide) as pool:
             futures = {}
             for sub, digest in todo:
                 if not sub.notebook.exists():

@@ -3,6 +3,7 @@ formgrader see them. Idempotent: recording the same result twice leaves the same
 from __future__ import annotations
 
 import datetime as dt
+import warnings
 from pathlib import Path
 
 from .course import Course, ensure_alembic_on_path
@@ -45,7 +46,10 @@ class GradebookWriter:
         student = result["student_id"]
         self.gb.update_or_create_student(student)
         timestamp = dt.datetime.fromtimestamp(submitted_at, dt.timezone.utc).replace(tzinfo=None) if submitted_at else None
-        self.gb.update_or_create_submission(self.spec.lab_id, student, timestamp=timestamp)
+        with warnings.catch_warnings():
+            # nbgrader's own add_submission trips SQLAlchemy autoflush warnings; they are harmless noise
+            warnings.filterwarnings("ignore", message=".*not in session.*")
+            self.gb.update_or_create_submission(self.spec.lab_id, student, timestamp=timestamp)
         points = {t["grade_id"]: t["points"] for t in result["tasks"]} if result["status"] == "graded" else {}
         for task in self.spec.tasks:
             grade = self.gb.find_grade(task.grade_id, self.notebook_id, self.spec.lab_id, student)

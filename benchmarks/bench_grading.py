@@ -1,0 +1,153 @@
+"""Grade N generated submissions of a torch lab with plain `nbgrader autograde` and `autograder grade`.
+
+    .venv/bin/python benchmarks/bench_grading.py [--lab lab5-moe] [--n 100] [--workers N] [--record]
+
+Both graders get the same course copy (generated once, untimed), the same submissions, the same
+instructor secret and COURSE_QUICK=1. Submissions are honest: each is the solution with 0-2 of
+its solution cells left as the released stub (those tasks raise NotImplementedError), so correct
+and partially correct work both appear. The script checks that every grade cell's score is
+identical in the two gradebooks, prints a table of times and the ratio, and with --record appends
+it to benchmarks/RESULTS.md.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from autograder.course import Course  # noqa: E402
+from autograder.tables import table  # noqa: E402
+
+TORCH_LABS = ("lab5-moe", "lab3-kv-cache")
+MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
+
+
+def pick_lab() -> str:
+    for lab in TORCH_LABS:
+        if (ROOT / "solutions" / lab / f"{lab}.ipynb").exists():
+            return lab
+    raise SystemExit(f"none of {TORCH_LABS} exists under solutions/")
+
+
+def solution_sources(lab: str) -> dict[str, str]:
+    """grade_id -> what a student who solved the cell would submit (the solution without markers)."""
+    nb = nbformat.read(ROOT / "solutions" / lab / f"{lab}.ipynb", as_version=4)
+    out = {}
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader") or {}
+        if meta.get("solution") and cell.cell_type == "code":
+            out[meta["grade_id"]] = "\n".join(l for l in cell.source.splitlines() if l.strip() not in MARKERS)
+    return out
+
+
+def make_submissions(course: Path, lab: str, n: int, seed: int) -> dict[str, list[str]]:
+    """Write n submissions into submitted/; return student -> solution cells left unsolved."""
+    release = nbformat.read(course / "labs" / lab / f"{lab}.ipynb", as_version=4)
+    solved = solution_sources(lab)
+    rng = random.Random(seed)
+    plan = {}
+    for i in range(n):
+        student = f"student{i:03d}"
+        stubbed = sorted(rng.sample(sorted(solved), rng.choice([0, 0, 1, 1, 2])))
+        nb = nbformat.from_dict(release)
+        for cell in nb.cells:
+            grade_id = (cell.metadata.get("nbgrader") or {}).get("grade_id")
+            if grade_id in solved and grade_id not in stubbed:
+                cell.source = solved[grade_id]
+        folder = course / "submitted" / student / lab
+        folder.mkdir(parents=True)
+        nbformat.write(nb, folder / f"{lab}.ipynb")
+        plan[student] = stubbed
+    return plan
+
+
+def scores(course: Path, lab: str) -> dict[tuple[str, str], float]:
+    from nbgrader.api import Gradebook
+
+    out = {}
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", Course(course).course_id) as gb:
+        for submission in gb.assignment_submissions(lab):
+            for notebook in submission.notebooks:
+                for grade in notebook.grades:
+                    out[(submission.student.id, grade.cell.name)] = grade.auto_score
+    return out
+
+
+def timed(command: list[str], cwd: Path, env: dict) -> float:
+    start = time.perf_counter()
+    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(command)} failed ({done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+    return seconds
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--lab", default=None)
+    parser.add_argument("--n", type=int, default=100)
+    parser.add_argument("--workers", type=int, default=None, help="autograder workers (default: one per core)")
+    parser.add_argument("--seed", type=int, default=20261122)
+    parser.add_argument("--record", action="store_true", help="append the table to benchmarks/RESULTS.md")
+    args = parser.parse_args()
+    lab = args.lab or pick_lab()
+    workers = args.workers or os.cpu_count() or 1
+
+    base = Path(tempfile.mkdtemp(prefix="bench-grading-"))
+    try:
+        template = base / "template"
+        template.mkdir()
+        shutil.copy(ROOT / "nbgrader_config.py", template)
+        shutil.copytree(ROOT / "solutions" / lab, template / "solutions" / lab)
+        env = dict(os.environ, COURSE_QUICK="1", COURSE_GRADING_SECRET=os.environ.get(
+            "COURSE_GRADING_SECRET", f"bench-{args.seed}"), PYTHONWARNINGS="ignore",
+            PATH=str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""))
+        subprocess.run([sys.executable, "-m", "autograder.cli", "--root", str(template), "generate", lab],
+                       cwd=template, env=env, check=True, capture_output=True)
+        plan = make_submissions(template, lab, args.n, args.seed)
+        plain, ours = base / "nbgrader", base / "autograder"
+        shutil.copytree(template, plain)
+        shutil.copytree(template, ours)
+
+        print(f"grading {args.n} submissions of {lab} ({sum(not s for s in plan.values())} fully solved) "
+              f"on {os.cpu_count()} cores ...", flush=True)
+        t_plain = timed([sys.executable, "-m", "nbgrader", "autograde", lab, "--Execute.timeout=600"], plain, env)
+        t_ours = timed([sys.executable, "-m", "autograder.cli", "--root", str(ours), "grade", lab,
+                        "--workers", str(workers), "--no-progress"], ours, env)
+        a, b = scores(plain, lab), scores(ours, lab)
+        mismatches = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+        rows = [["nbgrader autograde (sequential)", args.n, f"{t_plain:.1f}", f"{t_plain / args.n:.2f}", "1.0x"],
+                [f"autograder grade ({workers} workers)", args.n, f"{t_ours:.1f}", f"{t_ours / args.n:.2f}",
+                 f"{t_plain / t_ours:.1f}x"]]
+        text = table(["grader", "submissions", "seconds", "s/submission", "speed-up"], rows)
+        verdict = (f"scores identical on all {len(a)} grade cells" if not mismatches and len(a) == len(b) == args.n *
+                   len({k[1] for k in a}) else f"SCORES DIFFER on {len(mismatches)} grade cells: {mismatches[:5]}")
+        print(text)
+        print(verdict)
+        if args.record:
+            stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+            section = (f"\n## Autograder: {args.n} {lab} submissions, nbgrader vs autograder ({stamp})\n\n"
+                       f"`{' '.join(['python', 'benchmarks/bench_grading.py'] + sys.argv[1:])}` on {os.cpu_count()} "
+                       f"cores ({platform.processor() or platform.machine()}, shared machine), COURSE_QUICK=1.\n\n"
+                       f"```\n{text}\n{verdict}\n```\n")
+            with open(ROOT / "benchmarks" / "RESULTS.md", "a", encoding="utf-8") as handle:
+                handle.write(section)
+        return 0 if not mismatches else 1
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,314 @@
+"""The instructor pipeline through the real `autograder` CLI on a toy lab (tests/fixtures/pipeline).
+
+Each test works in a throwaway course directory (nbgrader_config.py, solutions/, specs/) so the
+repository's own submitted/, gradebook.db and labs/ are never touched.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURE = ROOT / "tests" / "fixtures" / "pipeline"
+LAB = "toy-pipeline"
+NB = f"{LAB}.ipynb"
+SECRET = "pipeline-test-secret"
+
+# Function bodies per task; "wrong" variants are honest mistakes (they run, they are just wrong).
+BODIES = {
+    "impl_add": {"right": "return a + b", "wrong": "return a - b"},
+    "impl_scale": {"right": "return [x * k for x in xs]", "wrong": "return [x * abs(k) for x in xs]"},
+    "impl_mean": {"right": "return sum(xs) / len(xs)", "wrong": "return sum(xs) / (len(xs) + 1)"},
+}
+SIGNATURES = {"impl_add": "def add(a, b):", "impl_scale": "def scale(xs, k):", "impl_mean": "def mean(xs):"}
+
+
+def env(course: Path) -> dict:
+    return dict(os.environ, AUTOGRADER_SPEC_PATH=str(course / "specs"), COURSE_GRADING_SECRET=SECRET,
+                COURSE_QUICK="1", COURSE_ROOT=str(course),
+                PATH=str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""))
+
+
+def cli(course: Path, *args: str, check: bool = True, timeout: float = 600) -> subprocess.CompletedProcess:
+    done = subprocess.run([sys.executable, "-m", "autograder.cli", "--root", str(course), *args], cwd=course,
+                          env=env(course), capture_output=True, text=True, timeout=timeout)
+    if check and done.returncode != 0:
+        raise AssertionError(f"autograder {' '.join(args)} exited {done.returncode}:\n{done.stdout}\n{done.stderr}")
+    return done
+
+
+@pytest.fixture(scope="session")
+def generated(tmp_path_factory) -> Path:
+    """A course with the toy lab generated once (nbgrader generate_assignment is slow); tests copy it."""
+    course = tmp_path_factory.mktemp("template") / "course"
+    course.mkdir()
+    shutil.copy(ROOT / "nbgrader_config.py", course)
+    shutil.copytree(FIXTURE / "solutions", course / "solutions")
+    shutil.copytree(FIXTURE / "specs", course / "specs")
+    cli(course, "generate")
+    assert (course / "labs" / LAB / NB).exists()
+    return course
+
+
+@pytest.fixture
+def course(generated, tmp_path) -> Path:
+    target = tmp_path / "course"
+    shutil.copytree(generated, target)
+    # nbgrader_config.py derives every path from its own folder, so the copy is self-contained
+    return target
+
+
+def notebook_text(course: Path, **choices: str) -> str:
+    """The released notebook with each solution cell filled per `choices` (impl id -> right/wrong)."""
+    nb = nbformat.read(course / "labs" / LAB / NB, as_version=4)
+    for cell in nb.cells:
+        grade_id = (cell.metadata.get("nbgrader") or {}).get("grade_id")
+        if grade_id in BODIES:
+            cell.source = f"{SIGNATURES[grade_id]}\n    {BODIES[grade_id][choices.get(grade_id, 'right')]}"
+    return nbformat.writes(nb)
+
+
+HONEST = {  # student -> solution choices; correct and partially correct work
+    "ada": {},
+    "ben": {"impl_add": "wrong"},
+    "cai": {"impl_scale": "wrong", "impl_mean": "wrong"},
+    "dee": {"impl_add": "wrong", "impl_scale": "wrong", "impl_mean": "wrong"},
+    "eli": {"impl_mean": "wrong"},
+}
+
+
+def write_folder(course: Path, folder: Path, students: dict) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for student, choices in students.items():
+        (folder / f"{student}.ipynb").write_text(notebook_text(course, **choices))
+    return folder
+
+
+def store_rows(course: Path) -> list[tuple]:
+    db = sqlite3.connect(course / "autograded" / ".autograder" / "results.sqlite")
+    try:
+        return db.execute("SELECT lab_id, student_id, submission_hash, status, score, reason, result_json "
+                          "FROM results ORDER BY student_id").fetchall()
+    finally:
+        db.close()
+
+
+def comparable(rows: list[tuple]) -> list[tuple]:
+    """Rows without the timing field, which legitimately differs between runs."""
+    out = []
+    for lab, student, digest, status, score, reason, result in rows:
+        result = json.loads(result)
+        result.pop("seconds", None)
+        out.append((lab, student, digest, status, score, reason, json.dumps(result, sort_keys=True)))
+    return out
+
+
+def gradebook_scores(course: Path) -> dict[tuple[str, str], float]:
+    """(student, grade cell) -> auto_score from nbgrader's gradebook."""
+    from nbgrader.api import Gradebook
+
+    scores = {}
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", "llm-train-vs-infer") as gb:
+        for submission in gb.assignment_submissions(LAB):
+            for notebook in submission.notebooks:
+                for grade in notebook.grades:
+                    scores[(submission.student.id, grade.cell.name)] = grade.auto_score
+    return scores
+
+
+# ---------------------------------------------------------------- collect
+
+def test_collect_from_folder_maps_layouts_and_refuses_unmatched(course, tmp_path):
+    src = tmp_path / "inbox"
+    (src / "carol").mkdir(parents=True)
+    (src / "dan" / LAB).mkdir(parents=True)
+    text = notebook_text(course)
+    (src / "alice.ipynb").write_text(text)                       # <student>.ipynb
+    (src / f"bob_{LAB}.ipynb").write_text(text)                  # <student>_<lab>.ipynb
+    (src / "carol" / NB).write_text(text)                        # <student>/<notebook>
+    (src / "dan" / LAB / NB).write_text(text)                    # nbgrader layout
+    (src / NB).write_text(text)                                  # names no student
+    (src / "readme.txt").write_text("not a notebook")
+    (src / "eve.ipynb").symlink_to(src / "alice.ipynb")          # symlink
+    done = cli(course, "collect", str(src), "--lab", LAB, check=False)
+    assert done.returncode == 1, done.stdout + done.stderr
+    for student in ("alice", "bob", "carol", "dan"):
+        path = course / "submitted" / student / LAB / NB
+        assert path.read_text() == text, student
+        assert (path.parent / "timestamp.txt").read_text().strip().endswith("UTC")
+    assert sorted(p.name for p in (course / "submitted").iterdir()) == ["alice", "bob", "carol", "dan"]
+    out = done.stdout
+    assert f"REFUSED   {NB}: unmatched name" in out
+    assert "REFUSED   eve.ipynb: symlink" in out
+    assert "ignored   readme.txt: not a notebook" in out
+    assert "4 collected, 2 refused, 1 ignored" in out
+
+
+def test_collect_from_hostile_zip_refuses_each_problem_and_keeps_the_rest(course, tmp_path):
+    text = notebook_text(course)
+    archive = tmp_path / "canvas.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr(f"doe_jane_12345_67890_{NB}", text)                    # roster maps 12345 -> jdoe
+        z.writestr(f"roe_rick_late_22222_67891_{LAB}-1.ipynb", text)      # late, resubmission suffix
+        z.writestr(f"../../escape_33333_1_{NB}", text)                    # zip-slip
+        z.writestr(f"/etc/absolute_44444_1_{NB}", text)                   # absolute path
+        link = zipfile.ZipInfo(f"lnk_55555_1_{NB}")
+        link.external_attr = (0o120777 << 16)                             # a symlink entry
+        z.writestr(link, "/work/main/solutions")
+        z.writestr(f"big_66666_1_{NB}", text + " " * 200_000)             # over the 0.1 MB cap
+        z.writestr(f"twin_77777_1_{NB}", text)                            # two files, one student
+        z.writestr(f"twin_77777_2_{NB}", text)
+        z.writestr(f"who_88888_1_{NB}", text)                             # not on the roster
+        z.writestr("random.ipynb", text)                                  # no rule matches
+    roster = tmp_path / "roster.csv"
+    roster.write_text("student_id,name,canvas_id,sis_user_id,sis_login_id,section\n"
+                      "jdoe,\"Doe, Jane\",12345,S001,jdoe@uni.example,A\n"
+                      "rroe,\"Roe, Rick\",22222,S002,rroe@uni.example,B\n"
+                      "big,Big File,66666,S003,big@uni.example,A\n"
+                      "twin,Twin,77777,S004,twin@uni.example,A\n")
+    done = cli(course, "collect", str(archive), "--lab", LAB, "--roster", str(roster), "--max-mb", "0.1", check=False)
+    out = done.stdout
+    assert done.returncode == 1
+    assert sorted(p.name for p in (course / "submitted").iterdir()) == ["jdoe", "rroe"]
+    assert (course / "submitted" / "jdoe" / LAB / NB).read_text() == text
+    assert not list(tmp_path.rglob("escape*")) and not (course.parent / f"escape_33333_1_{NB}").exists()
+    expected = {f"../../escape_33333_1_{NB}": "'..' in the path",
+                f"/etc/absolute_44444_1_{NB}": "absolute path",
+                f"lnk_55555_1_{NB}": "symlink",
+                f"big_66666_1_{NB}": "oversized",
+                f"twin_77777_1_{NB}": "duplicate: 2 files map to student twin",
+                f"twin_77777_2_{NB}": "duplicate: 2 files map to student twin",
+                f"who_88888_1_{NB}": "unmatched name: Canvas user 88888 (who) is not on the roster",
+                "random.ipynb": "unmatched name"}
+    for entry, reason in expected.items():
+        assert any(line.startswith(f"REFUSED   {entry}: ") and reason in line for line in out.splitlines()), (entry, out)
+    assert "2 collected, 8 refused" in out
+
+
+# ---------------------------------------------------------------- grading
+
+@pytest.mark.slow
+def test_parallel_grades_equal_sequential_nbgrader_on_honest_work(course, tmp_path):
+    cli(course, "collect", str(write_folder(course, tmp_path / "inbox", HONEST)), "--lab", LAB)
+    baseline = tmp_path / "baseline"
+    shutil.copytree(course, baseline)                  # same submissions, same gradebook, nothing graded
+    done = cli(course, "grade", LAB, "--workers", "2")
+    assert "graded now 5" in done.stdout
+    subprocess.run([sys.executable, "-m", "nbgrader", "autograde", LAB], cwd=baseline, env=env(baseline),
+                   check=True, capture_output=True, timeout=900)
+    ours, theirs = gradebook_scores(course), gradebook_scores(baseline)
+    assert len(theirs) == len(HONEST) * 3
+    assert ours == theirs
+    # and the scores are the ones the choices imply (so "equal" is not "equally broken")
+    points = {"test_add": 1, "test_scale": 2, "test_mean": 3}
+    impl = {"test_add": "impl_add", "test_scale": "impl_scale", "test_mean": "impl_mean"}
+    for (student, cell), score in ours.items():
+        assert score == (0 if HONEST[student].get(impl[cell]) == "wrong" else points[cell]), (student, cell)
+    graded_nb = nbformat.read(course / "autograded" / "ben" / LAB / NB, as_version=4)
+    errors = [o for c in graded_nb.cells for o in c.get("outputs", []) if o.output_type == "error"]
+    assert len(errors) == 1 and "add" in errors[0].evalue.lower()
+
+
+@pytest.mark.slow
+def test_killed_grader_resumes_with_identical_rows(course, tmp_path):
+    students = {f"s{i:02d}": HONEST[list(HONEST)[i % len(HONEST)]] for i in range(12)}
+    cli(course, "collect", str(write_folder(course, tmp_path / "inbox", students)), "--lab", LAB)
+    clean = tmp_path / "clean"
+    shutil.copytree(course, clean)
+    cli(clean, "grade", LAB, "--workers", "1", "--no-progress")
+    reference = comparable(store_rows(clean))
+    assert len(reference) == 12
+
+    db = course / "autograded" / ".autograder" / "results.sqlite"
+    proc = subprocess.Popen([sys.executable, "-m", "autograder.cli", "--root", str(course), "grade", LAB,
+                             "--workers", "1", "--no-progress"], cwd=course, env=env(course),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 300
+    rows = 0
+    while time.monotonic() < deadline and proc.poll() is None:
+        if db.exists():
+            try:
+                rows = sqlite3.connect(db, timeout=5).execute("SELECT COUNT(*) FROM results").fetchone()[0]
+            except sqlite3.OperationalError:
+                rows = 0
+        if rows >= 3:
+            break
+        time.sleep(0.05)
+    assert proc.poll() is None, "the grader finished before it could be killed: make the batch longer"
+    os.killpg(proc.pid, signal.SIGKILL)            # the grader and its workers, mid-batch
+    proc.wait()
+    partial = store_rows(course)
+    assert 3 <= len(partial) < 12
+    done = cli(course, "grade", LAB, "--workers", "1", "--no-progress")
+    assert f"already graded {len(partial)}" in done.stdout
+    assert comparable(store_rows(course)) == reference
+    assert gradebook_scores(course) == gradebook_scores(clean)
+
+
+@pytest.mark.slow
+def test_status_report_export_feedback_after_a_mixed_batch(course, tmp_path):
+    inbox = write_folder(course, tmp_path / "inbox", {"ada": {}, "ben": {"impl_add": "wrong"}, "cai": {}})
+    (inbox / "zed.ipynb").write_text("{ this is not json")
+    cli(course, "collect", str(inbox), "--lab", LAB)
+    grade = cli(course, "grade", LAB, "--workers", "2")
+    assert "1 failed" in grade.stdout and "zed" in grade.stdout
+    (course / "submitted" / "cai" / LAB / NB).write_text(notebook_text(course, impl_mean="wrong"))  # resubmitted
+
+    status = cli(course, "status", LAB).stdout
+    line = {l.split()[1]: l for l in status.splitlines() if l.startswith(LAB)}
+    assert "graded" in line["ada"] and "6/6" in line["ada"]
+    assert "graded" in line["ben"] and "5/6" in line["ben"]
+    assert "pending" in line["cai"]
+    assert "failed" in line["zed"] and "0/6" in line["zed"]
+    zed_reason = line["zed"].split("0/6", 1)[1].strip()
+    assert zed_reason, "a failed submission must show its reason"
+    assert "2 graded, 1 failed, 1 pending" in status
+
+    rows = list(csv.DictReader(io.StringIO(cli(course, "export").stdout)))
+    by = {r["student_id"]: r for r in rows}
+    assert by["ada"]["score"] == "6" and by["ben"]["score"] == "5" and by["cai"]["state"] == "pending"
+    assert by["zed"]["state"] == "failed" and by["zed"]["reason"]
+    out = tmp_path / "canvas.csv"
+    canvas = cli(course, "export", "--format", "canvas", "--canvas-id", f"{LAB}=4242", "-o", str(out))
+    table = list(csv.reader(out.open()))
+    assert table[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", f"{LAB} (4242)"]
+    assert table[1] == ["Points Possible", "", "", "", "", "6"]
+    scores = {r[0]: r[5] for r in table[2:]}
+    assert scores == {"ada": "6", "ben": "5", "cai": "", "zed": ""}   # failed/pending blank, never a zero
+    assert "zed" in canvas.stderr and "failed to grade" in canvas.stderr
+
+    report = cli(course, "report", LAB).stdout
+    assert "3 graded" not in report and "2 graded, 1 failed, 1 pending" in report
+    assert "test_add" in report and "discrimination" in report and "failure reasons:" in report
+    assert (course / "autograded" / ".autograder" / "reports" / f"{LAB}.png").stat().st_size > 1000
+
+    cli(course, "feedback", LAB)
+    html = (course / "feedback" / "ben" / LAB / f"{LAB}.html").read_text()
+    assert "5.0 / 6.0" in html or "5 / 6" in html
+
+
+def test_check_tells_a_learner_which_tasks_pass(course, tmp_path):
+    good = tmp_path / NB
+    good.write_text(notebook_text(course))
+    done = cli(course, "check", str(good), check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "3/3 tasks pass" in done.stdout
+    partial = tmp_path / "mine.ipynb"
+    partial.write_text(notebook_text(course, impl_mean="wrong"))
+    done = cli(course, "check", str(partial), check=False)
+    assert done.returncode == 1
+    assert "2/3 tasks pass" in done.stdout
+    assert "FAIL  Task (mean)" in done.stdout and "sum divided by count" in done.stdout   # the case's hint
