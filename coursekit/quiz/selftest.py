@@ -82,9 +82,11 @@ def check_item(item: Item) -> list[str]:
     return found
 
 
-def check_bank(bank: Bank, banks: dict[str, Bank]) -> list[Problem]:
-    """Self-test the bank's own items (included banks are checked where they live)."""
-    problems = [Problem(bank.path, item.id, msg) for item in bank.items for msg in check_item(item)]
+def check_bank(bank: Bank, banks: dict[str, Bank], skip: set = frozenset()) -> list[Problem]:
+    """Self-test the bank's own items (included banks are checked where they live); items in `skip`
+    (already failing the schema check) are not self-tested, so each fault is reported once."""
+    problems = [Problem(bank.path, item.id, msg) for item in bank.items if (bank.path, item.id) not in skip
+                for msg in check_item(item)]
     if bank.kind == "module-test" and len(pool(bank, banks)) < bank.show:
         problems.append(Problem(bank.path, "", f"shows {bank.show} but the pool has {len(pool(bank, banks))}"))
     return problems
@@ -93,8 +95,9 @@ def check_bank(bank: Bank, banks: dict[str, Bank]) -> list[Problem]:
 def check_banks(root: Path | str = "quizzes") -> list[Problem]:
     """Every problem in every bank under root: schema, cross-bank references and item self-tests."""
     banks, problems = scan_banks(root)
+    skip = {(p.file, p.item) for p in problems}
     for bank in banks.values():
-        problems += check_bank(bank, banks)
+        problems += check_bank(bank, banks, skip)
     return sorted(set(problems))
 
 
@@ -107,6 +110,7 @@ def bank_problems(bank_id: str, root: Path | str = "quizzes") -> tuple[dict[str,
     bank = banks[bank_id]
     files = {bank.path} | {banks[b].path for b in bank.include if b in banks}
     mine = [p for p in problems if p.file in files]
+    skip = {(p.file, p.item) for p in mine}
     for b in [bank] + [banks[b] for b in bank.include if b in banks]:
-        mine += check_bank(b, banks)
+        mine += check_bank(b, banks, skip)
     return banks, sorted(set(mine))

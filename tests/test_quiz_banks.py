@@ -1,0 +1,105 @@
+"""Every bank in quizzes/ passes the validator and self-test; fixture banks prove the checks bite."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from coursekit.quiz import check_banks, load_all_banks, load_bank
+from coursekit.quiz.bank import BankError, bank_files
+from coursekit.quiz.cli import register
+
+ROOT = Path(__file__).resolve().parent.parent
+QUIZZES = ROOT / "quizzes"
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "quiz"
+REAL_BANKS = bank_files(QUIZZES)
+
+
+@pytest.fixture(scope="module")
+def real_problems():
+    return check_banks(QUIZZES)
+
+
+def test_course_has_banks(real_problems):
+    assert REAL_BANKS, f"no bank files under {QUIZZES}: module authors add quizzes/mN/*.yaml"
+    unattributed = [p for p in real_problems if Path(p.file).resolve() not in {b.resolve() for b in REAL_BANKS}]
+    assert not unattributed, "\n".join(map(str, unattributed))
+
+
+@pytest.mark.parametrize("path", REAL_BANKS, ids=[p.relative_to(QUIZZES).as_posix() for p in REAL_BANKS])
+def test_real_bank_passes_check(path, real_problems):
+    # Cross-bank problems (duplicate ids, include, module-test pool size) are attributed to a file too,
+    # so each bank's test shows exactly its own problems.
+    problems = [p for p in real_problems if Path(p.file).resolve() == path.resolve()]
+    assert not problems, "\n".join(map(str, problems))
+
+
+def test_fixture_banks_pass():
+    assert check_banks(FIXTURES / "good") == []
+    banks = load_all_banks(FIXTURES / "good")
+    assert set(banks) == {"m9-l1", "m9-module-test"}
+    assert banks["m9-module-test"].pass_mark == 0.8
+
+
+EXPECTED = {  # item id -> words its problem message must contain
+    "m9-bad-missing-fn": "no_such_function",
+    "m9-bad-placeholder": "{nope}",
+    "m9-bad-two-correct": "exactly one correct option, found 2",
+    "m9-bad-no-feedback": "has no 'feedback'",
+    "m9-bad-mistake": "within tolerance of the answer",
+    "m9-bad-one-variant": "same parameters",
+    "m9-bad-outside": "outside coursekit",
+    "m9-bad-typed": "never typed",
+    "m9-bad-no-source": "missing 'source'",
+}
+
+
+def test_broken_fixture_problems_name_file_item_and_fault():
+    problems = check_banks(FIXTURES / "broken")
+    by_item = {}
+    for p in problems:
+        by_item.setdefault(p.item, []).append(p)
+    for item, words in EXPECTED.items():
+        found = by_item.get(item, [])
+        assert found, f"no problem reported for {item}; got {problems}"
+        assert all(p.file.endswith("broken/m9/l1-broken.yaml") for p in found)
+        assert any(words in p.message for p in found), (item, [p.message for p in found])
+    assert len(by_item["m9-bad-typed"]) == 1, "a schema fault must not also be reported by the self-test"
+    yaml_problem = [p for p in problems if p.file.endswith("bad-yaml.yaml")]
+    assert yaml_problem and "not valid YAML at line 5" in yaml_problem[0].message
+
+
+def test_load_bank_raises_with_every_problem():
+    with pytest.raises(BankError) as info:
+        load_bank(FIXTURES / "broken" / "m9" / "l1-broken.yaml")
+    text = str(info.value)
+    assert "l1-broken.yaml: m9-bad-two-correct" in text and "l1-broken.yaml: m9-bad-typed" in text
+
+
+def test_cross_bank_problems(tmp_path):
+    good = (FIXTURES / "good" / "m9" / "l1-fixture.yaml").read_text()
+    (tmp_path / "a.yaml").write_text(good)
+    (tmp_path / "b.yaml").write_text(good.replace("id: m9-l1\n", "id: m9-l1-copy\n", 1))
+    (tmp_path / "mt.yaml").write_text("id: m9-mt\ntitle: t\nmodule: m9\nkind: module-test\nshow: 15\n"
+                                      "pass_mark: 0.8\ninclude: [m9-l1, m9-nope]\nitems: []\n")
+    messages = [str(p) for p in check_banks(tmp_path)]
+    assert any("b.yaml: m9-l1-kv: item id is also used in" in m for m in messages), messages
+    assert any("include names unknown bank 'm9-nope'" in m for m in messages), messages
+    assert any("module test pool needs at least 25" in m for m in messages), messages
+
+
+def _run_cli(argv):
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="course")
+    register(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    return args.handler(args)
+
+
+def test_cli_check(capsys):
+    assert _run_cli(["quiz", "check", "--root", str(FIXTURES / "good")]) == 0
+    assert "all 25 items pass" in capsys.readouterr().out
+    assert _run_cli(["quiz", "check", "--root", str(FIXTURES / "broken")]) == 1
+    out = capsys.readouterr().out
+    assert "l1-broken.yaml: m9-bad-missing-fn: function 'no_such_function' not found" in out
