@@ -138,3 +138,21 @@ def chips_needed(model: str, chip: str, users: int, context: int, bytes_per_para
                  kv_bytes_per_element: float = 2) -> int:
     """Total chips for `users` concurrent sequences (a flat signature for quiz banks)."""
     return serving_plan(model, chip, users, context, bytes_per_param, kv_bytes_per_element)["chips"]
+
+
+def activation_bytes_per_layer(seq_len: int, batch: int, d_model: int, n_heads: int,
+                               stores_attention_matrix: bool = True) -> float:
+    """Activations one transformer layer keeps for the backward pass, 16-bit, no recomputation.
+
+    Korthikanti et al. 2022 (arXiv:2205.05198, eq. 1) count s*b*h*(34 + 5*a*s/h) bytes for a
+    GPT-style layer; the 5*a*s/h term is the s x s attention scores and their softmax/dropout,
+    which a FlashAttention-style kernel recomputes instead of storing (stores_attention_matrix=False).
+    """
+    per_token_width = 34.0 + (5.0 * n_heads * seq_len / d_model if stores_attention_matrix else 0.0)
+    return seq_len * batch * d_model * per_token_width
+
+
+def training_activation_bytes(model, seq_len: int, batch: int, stores_attention_matrix: bool = True) -> float:
+    """All layers' stored activations for one micro-batch of a named model."""
+    c = resolve_model(model)
+    return c.n_layers * activation_bytes_per_layer(seq_len, batch, c.d_model, c.n_heads, stores_attention_matrix)

@@ -249,3 +249,61 @@ def batch_to_reach_ridge(k: int, n: int, peak_flops: float, bandwidth: float,
         else:
             lo = mid + 1
     return lo
+
+
+def model_flops_utilization(flops: float, seconds: float, peak_flops: float) -> float:
+    """Fraction of the peak a run achieved: useful FLOPs / (seconds * peak). PaLM (Chowdhery et al.
+    2022, Appendix B) calls this MFU."""
+    return flops / (_positive("seconds", seconds) * _positive("peak_flops", peak_flops))
+
+
+# --- beyond one chip: bytes over links and to disk -----------------------------------------------
+
+def transfer_seconds(n_bytes: float, bandwidth: float) -> float:
+    """Seconds to move n_bytes over a link or to a device of this one-direction bandwidth (bytes/s),
+    ignoring latency: the bandwidth term of the roofline, applied to a wire or a disk."""
+    return n_bytes / _positive("bandwidth", bandwidth)
+
+
+def ring_allreduce_bytes(n_bytes: float, n_ranks: int) -> float:
+    """Bytes each rank sends in a ring all-reduce of an n_bytes buffer: a reduce-scatter and an
+    all-gather, each (n_ranks - 1)/n_ranks of the buffer (Patarasuk and Yuan 2009)."""
+    if n_ranks < 1:
+        raise ValueError(f"coursekit/calc/roofline.py: n_ranks must be >= 1, got {n_ranks}")
+    return 2.0 * (n_ranks - 1) / n_ranks * n_bytes
+
+
+def allreduce_seconds(n_bytes: float, n_ranks: int, link_bandwidth: float) -> float:
+    """Bandwidth-only time of a ring all-reduce where each rank sends at `link_bandwidth` bytes/s."""
+    return transfer_seconds(ring_allreduce_bytes(n_bytes, n_ranks), link_bandwidth)
+
+
+def gradient_allreduce_seconds(model: str, n_ranks: int, link_gbs: float, grad_bytes: float = 2) -> float:
+    """Seconds to all-reduce a named model's gradients once, link bandwidth in GB/s per direction."""
+    grads = total_params(model) * grad_bytes
+    return allreduce_seconds(grads, n_ranks, link_gbs * 1e9)
+
+
+def kv_transfer_seconds(model: str, prompt_tokens: int, link_gbs: float, bytes_per_element: float = 2) -> float:
+    """Seconds to ship one prompt's KV cache from a prefill server to a decode server."""
+    return transfer_seconds(prompt_tokens * kv_bytes_per_token(model, bytes_per_element), link_gbs * 1e9)
+
+
+def decode_intensity_limit(model: ModelConfig | str, context: int, bytes_per_element: float = 2) -> float:
+    """What decode intensity approaches as the batch grows without bound: the shared weight bytes
+    vanish per sequence, leaving each sequence's FLOPs over its own KV and activation bytes."""
+    flops = 2.0 * matmul_params(model) + attention_flops_per_token(model, context)
+    own_bytes = context * kv_bytes_per_token(model, bytes_per_element) + activation_bytes_per_token(model, bytes_per_element)
+    return flops / own_bytes
+
+
+def inference_tokens_matching_training(n_params: float, train_tokens: float) -> float:
+    """Generated tokens after which serving (2N per token) has used as many FLOPs as training
+    (6N per token) did: 3x the training tokens, whatever the model size."""
+    return training_flops_per_token(n_params) * train_tokens / forward_flops_per_token(n_params)
+
+
+def training_mfu(n_params: float, train_tokens: float, gpu_hours: float, peak_tflops: float) -> float:
+    """MFU of a whole training run from its published size, tokens and GPU-hours (6N FLOPs per token)."""
+    return model_flops_utilization(training_flops_per_token(n_params) * train_tokens, gpu_hours * 3600.0,
+                                   peak_tflops * 1e12)
