@@ -153,3 +153,10 @@ def cost_per_million_tokens(price_per_chip_hour: float, n_chips: int, tokens_per
     if tokens_per_s <= 0:
         raise ValueError(f"coursekit/calc/chips.py: tokens_per_s must be positive, got {tokens_per_s}")
     return price_per_chip_hour * n_chips / (tokens_per_s * 3600) * 1e6
+
+
+def ridge_point_of(chip: str, int8: bool = False) -> float:
+    """FLOPs per byte where a chip turns compute-bound (dense BF16 or INT8 peak over memory bandwidth)."""
+    c = chip_by_name(chip)
+    peak = c.int8_tops if int8 and c.int8_tops else c.bf16_tflops
+    return peak / c.memory_tbs
