@@ -127,7 +127,8 @@ def update(change: Callable[[dict], Any]) -> Any:
 
 def learner_id() -> str:
     """COURSE_STUDENT if set, else this store's random learner id (seeds quizzes per learner)."""
-    return os.environ.get("COURSE_STUDENT") or load()["learner"]
+    # update(), not load(): a new store's random id must be saved before anything is seeded with it.
+    return os.environ.get("COURSE_STUDENT") or update(lambda data: data["learner"])
 
 
 # --- recording --------------------------------------------------------------------------------------

@@ -220,9 +220,16 @@ def score_answer(q: Question, answer: Any) -> tuple[bool, Any, str]:
     return grade(q, response).correct, response, ""
 
 
+_GRADING_CACHE: dict[tuple, list[Question]] = {}
+
+
 def score_slot(bank_id: str, slot: int, answers: dict, root="quizzes") -> float:
     """nbgrader partial credit for question `slot`: 1.0 if right, else 0.0."""
-    questions = student_questions(bank_id, current_student(), grading_secret(), root)
+    # One kernel runs all of a submission's grade cells: check the bank and draw the questions once.
+    key = (bank_id, current_student(), grading_secret(), str(root))
+    if key not in _GRADING_CACHE:
+        _GRADING_CACHE[key] = student_questions(bank_id, key[1], key[2], root)
+    questions = _GRADING_CACHE[key]
     if not 1 <= slot <= len(questions):
         raise GradingError(f"question {slot} does not exist (the quiz has {len(questions)})")
     answer = answers.get(slot, answers.get(str(slot))) if isinstance(answers, dict) else None

@@ -1,0 +1,124 @@
+"""Lesson quiz and module test widgets driven from Python: feedback, retry, score, progress, refusal."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from coursekit import progress
+from coursekit.quiz import show_module_test, show_quiz
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "quiz"
+GOOD, BROKEN = FIXTURES / "good", FIXTURES / "broken"
+
+
+@pytest.fixture(autouse=True)
+def store(tmp_path, monkeypatch):
+    monkeypatch.setenv("COURSE_PROGRESS_DIR", str(tmp_path / "progress"))
+    monkeypatch.delenv("COURSE_STUDENT", raising=False)
+    return tmp_path / "progress" / "progress.json"
+
+
+def wrong_response(q):
+    if q.type == "single":
+        return next(i for i, o in enumerate(q.item.options) if not o.correct)
+    if q.type == "multi":
+        return q.correct_response() | {next(i for i, o in enumerate(q.item.options) if not o.correct)}
+    return q.answer * 10
+
+
+def test_lesson_quiz_feedback_retry_score_and_progress(store):
+    quiz = show_quiz("m9-l1", root=GOOD)
+    view = quiz.view
+    assert len(view.questions) == 3 and "course-quiz" in view.box._dom_classes
+    first, button = view.questions[0], view.check_buttons[0]
+    button.click()                                           # nothing chosen yet
+    assert "Choose an answer first" in first.feedback.value
+    first.set_response(wrong_response(first.q))
+    button.click()
+    assert "course-quiz-incorrect" in first.feedback.value and "Try again" in first.feedback.value
+    assert not button.disabled
+    first.set_response(first.q.correct_response())
+    button.click()
+    assert "course-quiz-correct" in first.feedback.value
+    assert first.q.explanation.split()[0] in first.feedback.value  # explanation shown once right
+    assert button.disabled
+    second = view.questions[1]
+    second.set_response(second.q.correct_response())
+    view.check_buttons[1].click()
+    assert "Score: 1 / 3 right on the first try (2 of 3 answered)" in view.score.value
+
+    attempt = progress.quiz_attempts("m9-l1")[-1]
+    assert attempt["seed"] == quiz.seed and attempt["shown"] == [q.q.id for q in view.questions]
+    record = attempt["items"][first.q.id]
+    assert record == {"tries": 2, "first_correct": False, "correct": True,
+                      "responses": record["responses"]} and len(record["responses"]) == 2
+    assert attempt["score"] == 1 and attempt["total"] == 3
+    assert progress.summary()["m9"]["quizzes"]["m9-l1"]["answered"] == 2
+
+
+def test_unfinished_attempt_resumes_after_restart_then_new_draw():
+    quiz = show_quiz("m9-l1", root=GOOD)
+    q0 = quiz.view.questions[0]
+    q0.set_response(q0.q.correct_response())
+    quiz.view.check_buttons[0].click()
+    again = show_quiz("m9-l1", root=GOOD)                   # a new kernel would do just this
+    assert again.seed == quiz.seed
+    assert [q.q.id for q in again.view.questions] == [q.q.id for q in quiz.view.questions]
+    assert again.view.check_buttons[0].disabled and "earlier" in again.view.questions[0].feedback.value
+    box = again.view.box
+    again.new_attempt()
+    assert again.seed != quiz.seed and again.view.box is box  # the displayed box updates in place
+
+
+def test_explicit_seed_is_deterministic():
+    a = show_quiz("m9-l1", seed=5, root=GOOD, record=False)
+    b = show_quiz("m9-l1", seed=5, root=GOOD, record=False)
+    assert [(q.q.id, q.q.stem) for q in a.view.questions] == [(q.q.id, q.q.stem) for q in b.view.questions]
+
+
+def test_broken_bank_is_refused_with_file_and_item():
+    shown = show_quiz("m9-broken", root=BROKEN)
+    assert "course-quiz-error" in shown.value
+    assert "l1-broken.yaml: m9-bad-two-correct" in shown.value
+    missing = show_quiz("m9-nope", root=GOOD)
+    assert "no bank with this id" in missing.value
+    assert "not a lesson quiz" in show_quiz("m9-module-test", root=GOOD).value
+
+
+def test_module_test_per_student_submit_feedback_and_record():
+    alice = show_module_test("m9", student="alice", root=GOOD)
+    alice2 = show_module_test("m9", student="alice", root=GOOD, record=False)
+    bob = show_module_test("m9", student="bob", root=GOOD, record=False)
+    ids = [q.q.id for q in alice.view.questions]
+    assert len(ids) == 15 and ids == [q.q.id for q in alice2.view.questions]
+    assert ids != [q.q.id for q in bob.view.questions]
+    view = alice.view
+    for n, qv in enumerate(view.questions):
+        if n < 12:
+            qv.set_response(qv.q.correct_response())
+        elif n < 14:
+            qv.set_response(wrong_response(qv.q))
+    assert view.submit() is None and "Unanswered: 15" in view.result.value   # warned once
+    assert all(not qv.feedback.value for qv in view.questions)              # no feedback before submitting
+    result = view.submit()
+    assert result["score"] == 12 and result["total"] == 15 and result["passed"] is True  # 80% passes
+    assert "Score: 12 / 15" in view.result.value and "passed" in view.result.value
+    assert all("course-quiz-feedback" in qv.feedback.value for qv in view.questions)
+    assert "Answer:" in view.questions[13].feedback.value
+    assert view.submit_button.disabled and view.submit() is None
+    summary = progress.summary()["m9"]["module_test"]
+    assert summary == {"attempts": 1, "best": 0.8, "best_score": "12/15", "passed": True}
+
+
+def test_module_test_below_pass_mark_fails():
+    view = show_module_test("m9", student="carol", root=GOOD).view
+    for qv in view.questions[:11]:
+        qv.set_response(qv.q.correct_response())
+    result = view.submit(force=True)
+    assert result["score"] == 11 and result["passed"] is False
+    assert "not passed" in view.result.value
+
+
+def test_missing_module_test():
+    assert "no bank with kind: module-test and module: m42" in show_module_test("m42", root=GOOD).value
