@@ -219,7 +219,8 @@ def _failure_reason(reply: dict, limits: Limits) -> str | None:
         if sig == 25:
             return f"file size limit: wrote more than {RESULT_BYTES // 2**20} MB to one file"
         if sig == 9:
-            return f"memory: killed (limit {limits.memory_mb} MB)"
+            return (f"killed by SIGKILL: out of memory (limit {limits.memory_mb} MB) "
+                    "or the notebook killed its own process")
         return f"crash: the notebook's process died from signal {sig}"
     if reply.get("exit_code") not in (0, None):
         return f"crash: the notebook's process exited with status {reply.get('exit_code')} before reporting"

@@ -116,8 +116,12 @@ class Observer:
         return sorted(self.flags)
 
 
+# Frames to look through when asking "did the notebook do this?": os.environ's machinery, and
+# IPython's own wrapper around open() in the user namespace.
 LIBRARY_FILES = {__file__, os.__file__, getattr(sys.modules.get("_collections_abc"), "__file__", ""), "<frozen os>",
-                 "<frozen _collections_abc>"}
+                 "<frozen _collections_abc>",
+                 getattr(sys.modules.get("IPython.core.interactiveshell"), "__file__", "") or "-"}
+MEMORY_ERRORS = re.compile(r"can't allocate memory|out of memory|cannot allocate memory|std::bad_alloc", re.I)
 
 
 def _from_student() -> bool:
@@ -172,6 +176,18 @@ def _plain_type(value: Any, observer: Observer, depth: int = 0) -> None:
             _plain_type(item, observer, depth + 1)
 
 
+def note_error(error: BaseException | None, observer: Observer) -> None:
+    """Flag errors that mean a limit was hit or an exit was attempted."""
+    if error is None:
+        return
+    if isinstance(error, MemoryError) or MEMORY_ERRORS.search(str(error)):
+        observer.flags.add("memory: allocation failed (memory limit)")
+    elif isinstance(error, SystemExit):
+        observer.flags.add("exit: raised SystemExit (sys.exit)")
+    elif isinstance(error, OSError) and error.errno == 27:      # EFBIG: RLIMIT_FSIZE
+        observer.flags.add("files: hit the file size limit")
+
+
 def run(job: dict, spec: LabSpec, shell, result_fd: int, sandbox_flags: list[str]) -> None:
     """Run the cells, call each task's function on its cases, write one JSON document to result_fd."""
     dumps = json.dumps                       # held before student code can replace json.dumps
@@ -193,10 +209,7 @@ def run(job: dict, spec: LabSpec, shell, result_fd: int, sandbox_flags: list[str
             error = outcome.error_before_exec or outcome.error_in_exec
         except BaseException as caught:                      # noqa: BLE001 - student code may raise anything
             error = caught
-        if isinstance(error, SystemExit):
-            observer.flags.add("exit: raised SystemExit (sys.exit)")
-        if isinstance(error, MemoryError):
-            observer.flags.add("memory: allocation failed (memory limit)")
+        note_error(error, observer)
         if shell.exit_now:
             observer.flags.add("exit: asked the kernel to exit")
         if error is not None:
@@ -219,10 +232,7 @@ def run(job: dict, spec: LabSpec, shell, result_fd: int, sandbox_flags: list[str
                     dumps(value)                              # unencodable data fails this case only
                     entry["outputs"].append({"value": value})
                 except BaseException as error:               # noqa: BLE001
-                    if isinstance(error, MemoryError):
-                        observer.flags.add("memory: allocation failed (memory limit)")
-                    if isinstance(error, SystemExit):
-                        observer.flags.add("exit: raised SystemExit (sys.exit)")
+                    note_error(error, observer)
                     entry["outputs"].append({"error": short_error(error)})
         tasks[task.grade_id] = entry
     if forks:

@@ -1,0 +1,95 @@
+"""Hostile and broken submissions through the real engine: each gets the right score, reason and flags.
+
+The catalog (tests/fixtures/autograder/submissions.py) states for every submission what it must
+get. One warm pool grades them all, as an instructor's batch would: one bad submission must not
+disturb the others.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from autograder.engine import GradingPool, Limits
+from autograder.sandbox import UID_BASE, processes_of
+from autograder.spec import load_spec
+
+FIXTURES = Path(__file__).parent / "fixtures" / "autograder"
+sys.path.insert(0, str(FIXTURES))
+import submissions as catalog  # noqa: E402
+
+SECRET = b"adversarial-suite-secret"
+# Short limits keep the suite quick; a busy loop reaches 2 CPU-seconds well before the wall clock.
+LIMITS = Limits(wall_s=10, cpu_s=2, memory_mb=2048, output_kb=64)
+ROOT = Path(__file__).resolve().parent.parent
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="the full sandbox needs root (see docs/SANDBOX.md)")
+
+
+@pytest.fixture(scope="module")
+def batch(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("adversarial")
+    paths = catalog.write_all(folder)
+    honest_before = paths["honest"].read_bytes()
+    spec = load_spec(catalog.SPEC_FILE)
+    with GradingPool(2, LIMITS) as pool:
+        futures = {name: pool.submit(path, spec, student_id=name, secret=SECRET) for name, path in paths.items()}
+        results = {name: future.result() for name, future in futures.items()}
+    return {"folder": folder, "paths": paths, "results": results, "honest_before": honest_before}
+
+
+@pytest.mark.slow
+@needs_root
+@pytest.mark.parametrize("submission", catalog.CATALOG, ids=lambda s: s.name)
+def test_submission_gets_its_grade_reason_and_flags(batch, submission):
+    result = batch["results"][submission.name]
+    assert result.status == submission.status, (result.reason, result.flags)
+    assert result.score == submission.score, [t.message for t in result.tasks]
+    assert result.max_score == catalog.FULL
+    if submission.status == "failed":
+        assert result.reason and submission.reason in result.reason
+        assert result.tasks == []
+    else:
+        assert result.reason is None
+        assert len(result.tasks) == 3 and result.score == sum(t.points for t in result.tasks)
+    for flag in submission.flags:
+        assert any(flag in f for f in result.flags), f"no flag like {flag!r} in {result.flags}"
+    if submission.no_flags:
+        assert result.flags == []
+    messages = " | ".join(t.message for t in result.tasks)
+    for text in submission.messages:
+        assert text in messages
+
+
+@pytest.mark.slow
+@needs_root
+def test_nothing_secret_was_read_and_nothing_outside_was_written(batch):
+    read = next(t for t in batch["results"]["read_secret"].tasks if t.grade_id == "test_intensity")
+    assert "b'" not in read.message and "None" in read.message      # only error names, no file bytes, no secret
+    assert "PermissionError" in read.message or "FileNotFoundError" in read.message
+    assert not (ROOT / "hacked-by-student.txt").exists()
+    assert not Path("/etc/hacked-by-student").exists()
+    assert batch["paths"]["honest"].read_bytes() == batch["honest_before"]
+
+
+@pytest.mark.slow
+@needs_root
+def test_no_process_outlives_its_submission(batch):
+    # fork bombs, orphans that called setsid and sleepers are all gone once the pool is closed
+    assert [processes_of(UID_BASE + i) for i in range(2)] == [[], []]
+
+
+@pytest.mark.slow
+@needs_root
+def test_results_are_deterministic(batch, tmp_path):
+    names = ["honest", "partial", "visible_only", "rigged_eq", "tensor_subclass", "not_json", "missing_cell",
+             "read_secret", "env_sniff", "patch_asserts", "os_exit", "memory_hog"]
+    paths = catalog.write_all(tmp_path, names)
+    spec = load_spec(catalog.SPEC_FILE)
+    with GradingPool(2, LIMITS) as pool:
+        again = {n: pool.submit(p, spec, student_id=n, secret=SECRET).result() for n, p in paths.items()}
+    for name in names:
+        first, second = batch["results"][name].to_json(), again[name].to_json()
+        first.pop("seconds"), second.pop("seconds")
+        assert first == second, name

@@ -1,0 +1,223 @@
+"""The engine's building blocks: secrets, hidden cases, references, visible checks, parsing, judging."""
+from __future__ import annotations
+
+import json
+import math
+import os
+import stat
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder import engine, hidden, reference, secrets
+from autograder.check import run_visible
+from autograder.engine import GradingPool, Limits, SubmissionResult, TaskResult, judge_task, read_cells
+from autograder.flags import scan_source
+from autograder.hidden import check_task, hidden_cases
+from autograder.spec import Case, load_spec
+
+FIXTURES = Path(__file__).parent / "fixtures" / "autograder"
+sys.path.insert(0, str(FIXTURES))
+import submissions as catalog  # noqa: E402
+
+SPEC = load_spec(catalog.SPEC_FILE)
+
+
+@pytest.fixture
+def solution_ns():
+    return reference.solution_namespace(SPEC.solution_path())
+
+
+def test_load_spec_by_path_and_by_id(monkeypatch):
+    assert SPEC.lab_id == "toy-lab" and SPEC.origin == str(catalog.SPEC_FILE)
+    assert load_spec(str(catalog.SPEC_FILE)) is SPEC
+    monkeypatch.setenv("AUTOGRADER_SPEC_PATH", str(FIXTURES))
+    assert load_spec("toy-lab").tasks == SPEC.tasks
+    with pytest.raises(ModuleNotFoundError, match="no spec for lab 'no-such-lab'"):
+        load_spec("no-such-lab")
+    assert SPEC.solution_path() == (FIXTURES / "toy-lab" / "toy-lab.ipynb").resolve()
+
+
+def test_secret_from_env_then_file(tmp_path, monkeypatch):
+    monkeypatch.setenv(secrets.SECRET_ENV, "from-env")
+    assert secrets.load_secret(path=tmp_path / "s") == b"from-env"
+    monkeypatch.delenv(secrets.SECRET_ENV)
+    path = tmp_path / "instructor-secret"
+    with pytest.raises(FileNotFoundError, match="no instructor secret"):
+        secrets.load_secret(create=False, path=path)
+    first = secrets.load_secret(path=path)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600 and len(first) == 64
+    assert secrets.load_secret(path=path) == first
+
+
+def test_hidden_cases_depend_on_secret_lab_and_task_only():
+    task = SPEC.task("test_kv")
+    a, b = hidden_cases(SPEC, task, b"one"), hidden_cases(SPEC, task, b"one")
+    assert a == b and len(a) == task.n_hidden
+    assert hidden_cases(SPEC, task, b"two") != a
+    assert len({c.args for c in a}) == len(a)        # each index gets its own seed
+    assert secrets.case_seed(b"k", "lab", "t", 0) != secrets.case_seed(b"k", "lab", "t", 1)
+    assert secrets.case_seed(b"k", "la", "bt", 0) != secrets.case_seed(b"k", "lab", "t", 0)
+
+
+def test_reference_runs_only_solution_cells(solution_ns):
+    assert callable(solution_ns["arithmetic_intensity"]) and callable(solution_ns["softmax"])
+    assert "n" not in solution_ns                    # the measurement cell did not run
+    assert "run_visible" not in solution_ns          # nor did the test cells
+    assert "torch" in solution_ns                    # the setup cell's imports did
+
+
+def test_visible_expected_values_equal_the_reference():
+    for task in SPEC.tasks:
+        for case in task.visible:
+            if case.expected is not None:
+                assert task.compare(case.expected, reference.reference_output(SPEC, task, case)) is None
+
+
+def test_run_visible_teaches(capsys, monkeypatch, solution_ns):
+    monkeypatch.setenv("AUTOGRADER_SPEC_PATH", str(FIXTURES))
+    assert run_visible(str(catalog.SPEC_FILE), "test_kv", solution_ns["kv_cache_bytes"]) == 1
+    assert capsys.readouterr().out == "ok tiny\n"
+    with pytest.raises(AssertionError) as failure:
+        run_visible(str(catalog.SPEC_FILE), "test_kv", lambda *args: 4095)
+    assert "case 'tiny'" in str(failure.value) and "expected 4096, got 4095" in str(failure.value)
+    assert "Hint: 2 (K and V)" in str(failure.value)
+
+    def stub(*args):
+        raise NotImplementedError("impl_kv")
+    with pytest.raises(AssertionError, match="not implemented yet"):
+        run_visible(str(catalog.SPEC_FILE), "test_kv", stub)
+    # a case without `expected` is compared with the reference
+    import torch
+    with pytest.raises(AssertionError, match="expected shape"):
+        run_visible(str(catalog.SPEC_FILE), "test_softmax", lambda x: torch.zeros(3))
+
+
+def test_check_task_names_the_hidden_case(monkeypatch, solution_ns):
+    monkeypatch.setenv(secrets.SECRET_ENV, "k")
+    check_task(str(catalog.SPEC_FILE), "test_softmax", solution_ns)
+    wrong = dict(solution_ns, softmax=lambda x: x.exp())
+    with pytest.raises(AssertionError, match=r"hidden case 1/3 \(random logits\)"):
+        check_task(str(catalog.SPEC_FILE), "test_softmax", wrong)
+    with pytest.raises(AssertionError, match="define a function named 'softmax'"):
+        check_task(str(catalog.SPEC_FILE), "test_softmax", {})
+
+
+def _notebook(tmp_path, edit=None) -> Path:
+    notebook = nbformat.read(catalog.SOLUTION, as_version=4)
+    if edit:
+        edit(notebook)
+    path = tmp_path / "sub.ipynb"
+    nbformat.write(notebook, path)
+    return path
+
+
+def test_read_cells_skips_test_cells_and_keeps_the_rest(tmp_path):
+    cells = read_cells(_notebook(tmp_path), SPEC)
+    sources = "\n".join(source for _, source in cells)
+    assert "run_visible" not in sources and "check_task" not in sources
+    assert "def softmax" in sources and "measurement size" in sources
+
+
+@pytest.mark.parametrize("raw, reason", [
+    (b"", r"invalid JSON \(line 1, column 1"),
+    (b"{}", "no list of cells"),
+    (json.dumps({"nbformat": 4, "cells": [{"cell_type": "code", "source": 3}]}).encode(), "missing graded cells"),
+])
+def test_read_cells_refuses_broken_files(tmp_path, raw, reason):
+    path = tmp_path / "broken.ipynb"
+    path.write_bytes(raw)
+    with pytest.raises(engine._Failed, match=reason):
+        read_cells(path, SPEC)
+
+
+def test_static_scan_is_quiet_on_honest_code_and_names_tricks():
+    honest = [source for _, source in read_cells(catalog.SOLUTION, SPEC)]
+    assert scan_source([engine._python(s) for s in honest]) == []
+    flags = scan_source([
+        "import numpy as np\nnp.testing.assert_allclose = print",
+        "import unittest\nsetattr(unittest.TestCase, 'assertTrue', print)",
+        "class T:\n    def __eq__(self, o):\n        return True",
+        "import os\nx = os.environ.get('NBGRADER_EXECUTION')",
+        "open('/work/main/solutions/x.ipynb')",
+        "import sys\nsys.excepthook = None",
+        "def broken(:\n    pass",                      # syntax errors are reported by the run, not here
+    ])
+    assert flags == sorted([
+        "tamper: patches np.testing.assert_allclose", "tamper: patches unittest.TestCase.assertTrue",
+        "tamper: class T overrides __eq__", "env: reads NBGRADER_EXECUTION",
+        "files: names a protected path (solutions)", "tamper: custom exception handler (sys.excepthook)",
+    ])
+
+
+def test_judge_fails_odd_child_data_without_crashing():
+    task = SPEC.task("test_intensity")
+    cases = [Case("a", (10, 5)), Case("b", (9, 3))]
+    labels = ["case 'a'", "hidden case 1/1 (b)"]
+    judge = lambda report: judge_task(task, labels, cases, [2.0, 3.0], report, [])  # noqa: E731
+    assert judge({"defined": True, "outputs": [{"value": 2.0}, {"value": 3.0 + 1e-12}]}).passed
+    odd_reports = [None, {"defined": True}, {"defined": True, "outputs": [1, 2]},
+                   {"defined": True, "outputs": [{"value": 2.0}]},
+                   {"defined": True, "outputs": [{"value": {"shape": 1}}, {"value": 3.0}]},
+                   {"defined": True, "outputs": [{"value": math.nan}, {"value": 3.0}]},
+                   {"defined": True, "outputs": [{"value": True}, {"value": 3.0}]},
+                   {"defined": True, "outputs": [{"value": 2.0}, {"error": "ValueError: no"}]}]
+    for report in odd_reports:
+        result = judge(report)
+        assert not result.passed and result.points == 0 and result.message.startswith(task.title)
+    assert "hidden case 1/1 (b): arithmetic_intensity raised ValueError: no" in judge(odd_reports[-1]).message
+
+
+def test_submission_result_round_trips_through_json():
+    result = SubmissionResult("s1", "toy-lab", "graded", None, [TaskResult("t", 1.0, 2.0, False, "m")],
+                              ["exit: x"], 1.0, 2.0, 0.5)
+    data = json.loads(json.dumps(result.to_json()))
+    assert SubmissionResult.from_json(data) == result
+
+
+@pytest.mark.slow
+def test_pool_grades_in_parallel_and_agrees_with_check_task(tmp_path, monkeypatch):
+    paths = catalog.write_all(tmp_path, ["honest", "partial", "unimplemented"])
+    with GradingPool(2, Limits(wall_s=60)) as pool:
+        results = {n: pool.submit(p, SPEC, student_id=n, secret=b"k").result() for n, p in paths.items()}
+    assert {n: r.score for n, r in results.items()} == {"honest": 7.0, "partial": 4.0, "unimplemented": 0.0}
+    # nbgrader's in-kernel hidden check fails exactly the tasks the trusted engine fails
+    monkeypatch.setenv(secrets.SECRET_ENV, "k")
+    for name, path in paths.items():
+        namespace: dict = {}
+        for _, source in read_cells(path, SPEC):
+            try:
+                exec(engine._python(source), namespace)
+            except Exception:                        # noqa: BLE001 - a cell error, as in a kernel
+                pass
+        for task in results[name].tasks:
+            try:
+                run_visible(str(catalog.SPEC_FILE), task.grade_id, namespace.get(SPEC.task(task.grade_id).function))
+                check_task(str(catalog.SPEC_FILE), task.grade_id, namespace)
+                in_kernel = True
+            except AssertionError:
+                in_kernel = False
+            assert in_kernel == task.passed, (name, task.grade_id)
+
+
+@pytest.mark.slow
+def test_degraded_mode_still_judges_and_says_what_is_missing(tmp_path):
+    paths = catalog.write_all(tmp_path, ["honest", "partial"])
+    result = engine.grade_submission(paths["honest"], SPEC, student_id="h", secret=b"k",
+                                     limits=Limits(wall_s=60, isolate=False))
+    assert result.score == 7.0 and result.status == "graded"
+    assert any(f.startswith("sandbox: isolation disabled") for f in result.flags)
+    assert any(f.startswith("sandbox: runs as the grader's own uid") for f in result.flags)
+
+
+def test_default_hidden_paths_cover_course_and_siblings(tmp_path):
+    from autograder.sandbox import default_hidden
+
+    notebook = tmp_path / "course" / "submitted" / "alice" / "lab" / "lab.ipynb"
+    hidden_paths = dict(default_hidden(Path("/repo"), notebook, Path("/repo/solutions/lab/lab.ipynb")))
+    assert hidden_paths[str(tmp_path / "course" / "submitted")] == "submissions"
+    assert hidden_paths[str(tmp_path / "course" / "gradebook.db")] == "gradebook"
+    assert hidden_paths["/repo/solutions/lab"] == "solutions"
+    assert hidden_paths["/repo/autograder/instructor-secret"] == "instructor secret"
