@@ -209,3 +209,36 @@ def test_compounding_and_doubling_times():
     assert growth.gap_after(4, 1.3, 5) == pytest.approx(1024 / 1.3**5)
     with pytest.raises(ValueError, match="growth.py"):
         growth.compound(-1, 2)
+
+
+@pytest.mark.slow
+def test_shape_accounting_matches_hugging_face_llama():
+    """Build a small Llama (GQA, untied head) with random weights and count what it really does."""
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    from torch.utils.flop_counter import FlopCounterMode
+
+    from coursekit.model_configs import ModelConfig
+
+    hf_config = transformers.LlamaConfig(hidden_size=64, intermediate_size=176, num_hidden_layers=3,
+                                         num_attention_heads=8, num_key_value_heads=2, head_dim=8,
+                                         vocab_size=300, tie_word_embeddings=False, attn_implementation="eager")
+    model = transformers.LlamaForCausalLM(hf_config).eval()
+    ours = ModelConfig("small llama", 0, n_layers=3, d_model=64, n_heads=8, n_kv_heads=2, head_dim=8, d_ff=176,
+                       vocab_size=300, max_context=64)
+    assert sum(p.numel() for p in model.parameters()) == roofline.total_params(ours)
+
+    batch, context = 2, 6
+    ids = torch.randint(0, 300, (batch, context))
+    with torch.no_grad():
+        cache = model(ids[:, :-1], use_cache=True).past_key_values      # context - 1 tokens cached
+        with FlopCounterMode(display=False) as counter:
+            model(ids[:, -1:], past_key_values=cache, use_cache=True)   # the context-th token
+    step = roofline.decode_step(ours, batch, context, 1.0, 1.0, 4)
+    assert counter.get_total_flops() == step["flops"]
+    # the cache now holds `context` positions of K and V per layer, n_kv_heads x head_dim each
+    layer0 = cache.layers[0].keys if hasattr(cache, "layers") else cache[0][0]
+    assert layer0.shape == (batch, 2, context, 8)
+    kv_elements = sum(t.numel() for layer in (cache.layers if hasattr(cache, "layers") else cache)
+                      for t in ((layer.keys, layer.values) if hasattr(layer, "keys") else layer))
+    assert kv_elements * 4 == step["kv_bytes"]
