@@ -26,7 +26,7 @@ from typing import Any
 from autograder.flags import scan_source
 from autograder.hidden import hidden_cases
 from autograder.reference import reference_output
-from autograder.sandbox import UID_BASE, default_hidden, needed_paths
+from autograder.sandbox import default_hidden, needed_paths
 from autograder.spec import REPO_ROOT, Case, LabSpec, Task
 
 MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024
@@ -230,15 +230,15 @@ def _failure_reason(reply: dict, limits: Limits) -> str | None:
 # ---------------------------------------------------------------- workers
 
 class _WorkerProcess:
-    def __init__(self, index: int) -> None:
+    def __init__(self) -> None:
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONHASHSEED": "0", "COURSE_QUICK": "1",
                "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "LANG": "C.UTF-8",
                "PYTHONPATH": str(REPO_ROOT), "HOME": tempfile.gettempdir()}
         self.log = tempfile.TemporaryFile()
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "autograder.worker", str(index), str(UID_BASE + index)],
+            [sys.executable, "-m", "autograder.worker"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, cwd="/", env=env, text=True)
-        self._read(WORKER_START_S)
+        self.uid = int(self._read(WORKER_START_S)["uid"])
 
     def _read(self, timeout: float) -> dict:
         box: list = []
@@ -281,6 +281,13 @@ class GradingPool:
         self._prepared: dict[tuple, _Prepared] = {}
         self._lock = threading.Lock()
         self._counter = 0
+        self._uids: set[int] = set()
+
+    @property
+    def worker_uids(self) -> list[int]:
+        """The uids student code has run as in this pool (one per worker process started)."""
+        with self._lock:
+            return sorted(self._uids)
 
     def __enter__(self) -> "GradingPool":
         return self
@@ -355,17 +362,18 @@ class GradingPool:
             "hide": hide,
             "confinement": {"wall_s": limits.wall_s, "cpu_s": limits.cpu_s, "memory_mb": limits.memory_mb,
                             "max_procs": limits.max_procs, "file_bytes": RESULT_BYTES, "network": limits.network,
-                            "isolate": limits.isolate, "uid": 0, "hide": hide,
+                            "isolate": limits.isolate, "hide": hide,
                             "read_only": [str(REPO_ROOT)], "keep": needed_paths()},
         }
         index, worker = self._idle.get()
-        job["confinement"]["uid"] = UID_BASE + index
         try:
             fd = os.open(job_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 json.dump(job, handle)
             if worker is None or worker.process.poll() is not None:
-                worker = _WorkerProcess(index)
+                worker = _WorkerProcess()
+                with self._lock:
+                    self._uids.add(worker.uid)
             request = {"job": str(job_path), "result": str(result_path), "spec": spec.origin or spec.lab_id,
                        "wall_s": limits.wall_s, "output_bytes": limits.output_kb * 1024}
             try:

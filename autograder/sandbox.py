@@ -24,7 +24,9 @@ MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 0x20, 0x1000, 0x4000, 0x40000
 PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER = 38, 36
 
 WORKDIR = "/tmp/work"               # inside the child's private /tmp
-UID_BASE = 61000                    # worker i runs students as uid/gid UID_BASE + i (no passwd entry needed)
+# A worker runs its children as uid/gid UID_BASE + its own pid: unique among live workers, so two
+# pools (or two test sessions) never share a process limit or kill each other's children.
+UID_BASE = 1_000_000
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -38,7 +40,7 @@ class Confinement:
     file_bytes: int                 # RLIMIT_FSIZE: the result file and anything the student writes
     network: bool                   # True: keep the host network (no network namespace)
     isolate: bool                   # False: rlimits and a new session only (tests of the degraded mode)
-    uid: int
+    uid: int = -1                   # set by the worker: UID_BASE + its pid
     hide: tuple[tuple[str, str], ...] = ()   # (path, label) pairs made unreadable to the child
     read_only: tuple[str, ...] = ()          # trees bind-mounted read-only (the course checkout)
     keep: tuple[str, ...] = ()               # folders that stay visible even inside a hidden one

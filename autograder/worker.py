@@ -1,6 +1,6 @@
 """A warm grading worker: imports torch, numpy and IPython once, then forks one sandboxed child per job.
 
-    python -m autograder.worker INDEX UID
+    python -m autograder.worker
 
 Protocol (one JSON line each way, over stdin/stdout, with the trusted engine):
     in:  {"job": path, "result": path, "spec": spec module path or lab id, "wall_s": s, "output_bytes": n}
@@ -45,7 +45,7 @@ def warm_up():
     return InteractiveShell.instance(config=config)
 
 
-def _child(request: dict, spec, shell, out_w: int) -> None:
+def _child(request: dict, spec, shell, out_w: int, uid: int) -> None:
     """In the forked child: wire fds, read the job, confine, run. Never returns."""
     code = 70
     try:
@@ -60,9 +60,9 @@ def _child(request: dict, spec, shell, out_w: int) -> None:
         os.closerange(RESULT_FD + 1, 4096)         # the control pipes to the engine stay out of reach
         from autograder import harness, sandbox
 
-        flags = sandbox.enter(sandbox.Confinement(**{k: tuple(map(tuple, v)) if k == "hide" else
-                                                     tuple(v) if k in ("read_only", "keep") else v
-                                                     for k, v in job["confinement"].items()}))
+        settings = {k: tuple(map(tuple, v)) if k == "hide" else tuple(v) if k in ("read_only", "keep") else v
+                    for k, v in job["confinement"].items()}
+        flags = sandbox.enter(sandbox.Confinement(**dict(settings, uid=uid)))
         os.environ.clear()
         os.environ.update(sandbox.child_environment())
         torch = sys.modules.get("torch")
@@ -84,8 +84,10 @@ def _child(request: dict, spec, shell, out_w: int) -> None:
 
 
 class Worker:
-    def __init__(self, index: int, uid: int) -> None:
-        self.index, self.uid = index, uid
+    def __init__(self) -> None:
+        from autograder.sandbox import UID_BASE
+
+        self.uid = UID_BASE + os.getpid()
         self.shell = warm_up()
         self.buffer = bytearray(CHUNK)             # output is counted, never kept: read into one reused buffer
         self.zeros = bytes(CHUNK)
@@ -106,7 +108,7 @@ class Worker:
         pid = os.fork()
         if pid == 0:
             os.close(out_r)
-            _child(request, spec, self.shell, out_w)
+            _child(request, spec, self.shell, out_w, self.uid)
         os.close(out_w)
         try:
             return self._watch(pid, out_r, start, float(request["wall_s"]), int(request["output_bytes"]))
@@ -166,10 +168,9 @@ class Worker:
 
 
 def main(argv: list[str]) -> int:
-    index, uid = int(argv[0]), int(argv[1])
-    worker = Worker(index, uid)
+    worker = Worker()
     out = sys.stdout
-    out.write(json.dumps({"ready": True, "pid": os.getpid()}) + "\n")
+    out.write(json.dumps({"ready": True, "pid": os.getpid(), "uid": worker.uid}) + "\n")
     out.flush()
     for line in sys.stdin:
         try:
