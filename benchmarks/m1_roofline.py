@@ -7,6 +7,7 @@ Records go in benchmarks/RESULTS.md ("M1: measured roofline").
 from __future__ import annotations
 
 import argparse
+import os
 
 from coursekit import hardware
 from coursekit.calc.measure import measure_roofline
@@ -26,10 +27,11 @@ def main(argv=None) -> int:
         [256, 512, 1024, 2048, 4096, 8192, 16384] if gpu else [128, 256, 512, 1024, 2048, 3072])
     copy_mib = args.copy_mib or (4096 if gpu else 512)
     r = measure_roofline(sizes, copy_mib * 2**20, device, repeats=args.repeats)
-    print(f"device: {describe_device(device)}")
-    print(f"| n | dtype | FLOP/byte | seconds | TFLOP/s |\n|---:|---|---:|---:|---:|")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"device: {describe_device(device)}; 1-minute load average {load:.1f} (other work skews CPU timings)")
+    print(f"| n | dtype | FLOP/byte | seconds | GFLOP/s |\n|---:|---|---:|---:|---:|")
     for row in r["matmuls"]:
-        print(f"| {row['n']} | {row['dtype']} | {row['intensity']:.1f} | {row['seconds']:.3e} | {row['flops_per_s'] / 1e12:.3f} |")
+        print(f"| {row['n']} | {row['dtype']} | {row['intensity']:.1f} | {row['seconds']:.3e} | {row['flops_per_s'] / 1e9:.1f} |")
     print(f"\ncopy {copy_mib} MiB: {r['bandwidth'] / 1e9:.1f} GB/s (read + write); measured ridge {r['ridge_point']:.1f} FLOP/byte")
     if device.type == "cuda":
         import torch

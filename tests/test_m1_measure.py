@@ -1,6 +1,8 @@
 """coursekit.calc.measure: small real measurements on CPU (the lab's full sizes run in its notebook)."""
 from __future__ import annotations
 
+import time
+
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -33,8 +35,11 @@ def test_roofline_summary_uses_the_best_matmul():
 def test_time_call_synchronizes_and_rejects_zero_repeats(monkeypatch):
     calls = []
     monkeypatch.setattr(measure, "synchronize", lambda device: calls.append(device))
-    assert measure.time_call(lambda: None, "cpu", repeats=2, warmup=1, min_seconds=0) >= 0
+    assert measure.time_call(lambda: None, "cpu", repeats=2, warmup=1, min_seconds=0, budget_seconds=0) >= 0
     assert len(calls) == 4                    # after warmup, calibration, and each timed block
+    calls.clear()
+    measure.time_call(lambda: time.sleep(0.001), "cpu", repeats=1, min_seconds=0, budget_seconds=1, max_blocks=5)
+    assert len(calls) == 2 + 5                # a budget keeps timing up to max_blocks
     with pytest.raises(ValueError, match="measure.py"):
         measure.time_call(lambda: None, "cpu", repeats=0)
 
