@@ -86,3 +86,8 @@ def self_hosted_price_per_m(gpu_dollars_per_hour: float, tokens_per_second: floa
 def break_even_escalation(small_per_m: float, big_per_m: float) -> float:
     """Escalation rate above which the cascade costs more than sending everything to the big model."""
     return 1.0 - small_per_m / big_per_m
+
+
+def daily_cost(calls_per_day: float, tokens_per_call: float, price_per_m: float) -> float:
+    """$ per day at one blended price per million tokens."""
+    return calls_per_day * tokens_per_call * price_per_m / 1e6

@@ -104,3 +104,41 @@ def router_flop_share(d_model: int, d_ff: int, n_experts: int, top_k: int, n_sha
     router = 2 * d_model * n_experts
     experts = 2 * (top_k + n_shared) * swiglu_ffn_params(d_model, d_ff)
     return router / (router + experts)
+
+
+def moe_total_params(n_layers: int, d_model: int, d_ff: int, n_experts: int, top_k: int,
+                     n_shared: int = 0, dense_params: float = 0.0) -> float:
+    return moe_model_counts(n_layers, d_model, d_ff, n_experts, top_k, n_shared, dense_params)["total_params"]
+
+
+def moe_active_params(n_layers: int, d_model: int, d_ff: int, n_experts: int, top_k: int,
+                      n_shared: int = 0, dense_params: float = 0.0) -> float:
+    return moe_model_counts(n_layers, d_model, d_ff, n_experts, top_k, n_shared, dense_params)["active_params"]
+
+
+def flops_per_token(active_params: float) -> float:
+    """Forward FLOPs per token: one multiply-add per active parameter."""
+    return 2.0 * active_params
+
+
+def dense_to_moe_flop_ratio(total_params: float, active_params: float) -> float:
+    """How many times fewer FLOPs per token than a dense model with the same total parameters."""
+    return total_params / active_params
+
+
+def published_flops_per_token(model: str, dense_equivalent: bool = False) -> float:
+    """2 x published active (or, with dense_equivalent, total) parameters of a model in
+    coursekit.model_configs, looked up by name."""
+    from coursekit.model_configs import ALL_MODELS
+
+    for m in ALL_MODELS:
+        if m.name == model:
+            return 2.0 * (m.n_params if dense_equivalent else m.params_per_token)
+    raise KeyError(f"coursekit/calc/moe.py: no model named {model!r} in coursekit.model_configs")
+
+
+def expert_capacity(tokens: int, n_experts: int, top_k: int, capacity_factor: float) -> int:
+    """Assignments one expert may take per batch: ceil(factor x tokens x k / experts) (GShard, Switch)."""
+    import math
+
+    return math.ceil(capacity_factor * tokens * top_k / n_experts)

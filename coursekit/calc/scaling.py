@@ -130,3 +130,44 @@ def compute_optimal(compute_flops: float, law: LossLaw = HOFFMANN_2022) -> dict:
     n = g * (compute_flops / 6.0) ** (b / (a + b))
     d = (compute_flops / 6.0) ** (a / (a + b)) / g
     return {"n_params": n, "n_tokens": d, "tokens_per_param": d / n, "loss": law.loss(n, d)}
+
+
+LAWS = {"hoffmann": HOFFMANN_2022, "besiroglu": BESIROGLU_2024}
+
+
+def optimal_tokens_per_param(target_loss: float, inference_tokens: float = 0.0, law: str = "hoffmann") -> float:
+    """D/N at the inference-aware optimum (quiz-friendly scalar; law: 'hoffmann' or 'besiroglu')."""
+    return optimal_model(target_loss, inference_tokens, LAWS[law])["tokens_per_param"]
+
+
+def optimal_params(target_loss: float, inference_tokens: float = 0.0, law: str = "hoffmann") -> float:
+    """N at the inference-aware optimum."""
+    return optimal_model(target_loss, inference_tokens, LAWS[law])["n_params"]
+
+
+def compute_optimal_tokens_per_param(compute_flops: float, law: str = "hoffmann") -> float:
+    """D/N that minimises loss for a training budget (the zero-demand limit)."""
+    return compute_optimal(compute_flops, LAWS[law])["tokens_per_param"]
+
+
+def tokens_per_param(n_tokens: float, n_params: float) -> float:
+    return n_tokens / n_params
+
+
+# Published training runs (parameters, training tokens) for the tokens-per-parameter comparison.
+TRAINING_RUNS = [
+    ("Chinchilla 70B", 70e9, 1.4e12, "Hoffmann et al. 2022 (arXiv:2203.15556), Table 3 / section 4"),
+    ("Llama 3 8B", 8.03e9, 15e12, "Meta Llama 3 model card (2024): 'over 15T tokens'; Grattafiori et al. 2024 (arXiv:2407.21783)"),
+    ("SmolLM2-360M", 0.36e9, 4e12, "Allal et al. 2025, SmolLM2 (arXiv:2502.02737): 360M trained on 4T tokens"),
+    ("Qwen3-0.6B", 0.6e9, 36e12, "Qwen Team 2025, Qwen3 Technical Report (arXiv:2505.09388): all sizes pre-trained on ~36T tokens"),
+    ("LFM2.5-350M", 0.35e9, 28e12, "seed 000 (Liquid AI release figures: 28T tokens); ratio recomputed here"),
+]
+
+
+def run_tokens_per_param(name: str) -> float:
+    """Tokens per parameter of a published run in TRAINING_RUNS, by name."""
+    for run_name, n, d, _ in TRAINING_RUNS:
+        if run_name == name:
+            return d / n
+    raise KeyError(f"coursekit/calc/scaling.py: no training run named {name!r}; "
+                   f"known: {', '.join(r[0] for r in TRAINING_RUNS)}")
