@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from autograder.flags import scan_source
+from autograder.harness import RESULT_TOO_LARGE
 from autograder.hidden import hidden_cases
 from autograder.reference import reference_output
 from autograder.sandbox import default_hidden, needed_paths
@@ -222,6 +223,8 @@ def _failure_reason(reply: dict, limits: Limits) -> str | None:
             return (f"killed by SIGKILL: out of memory (limit {limits.memory_mb} MB) "
                     "or the notebook killed its own process")
         return f"crash: the notebook's process died from signal {sig}"
+    if reply.get("exit_code") == RESULT_TOO_LARGE:
+        return f"result too large: the function outputs exceed {RESULT_BYTES // 2**20} MB"
     if reply.get("exit_code") not in (0, None):
         return f"crash: the notebook's process exited with status {reply.get('exit_code')} before reporting"
     return None
@@ -250,7 +253,13 @@ class _WorkerProcess:
             self.log.seek(0)
             tail = self.log.read()[-2000:].decode(errors="replace")
             raise GraderError(f"grading worker stopped answering; its log ends with:\n{tail}")
-        return json.loads(box[0])
+        try:
+            reply = json.loads(box[0])
+        except ValueError:
+            reply = None
+        if not isinstance(reply, dict):
+            raise GraderError(f"grading worker sent something that is not a reply: {box[0][:200]!r}")
+        return reply
 
     def run(self, request: dict, timeout: float) -> dict:
         self.process.stdin.write(json.dumps(request) + "\n")
@@ -264,6 +273,15 @@ class _WorkerProcess:
         except (OSError, subprocess.TimeoutExpired, ValueError):
             self.process.kill()
             self.process.wait()
+
+
+def _spec_ref(spec: LabSpec) -> str:
+    """How a worker loads the same spec: by lab id for the package's specs (their relative imports
+    keep working), by file path for any other spec module."""
+    package = Path(__file__).resolve().parent / "specs"
+    if spec.origin is None or Path(spec.origin).parent == package:
+        return spec.lab_id
+    return spec.origin
 
 
 class GradingPool:
@@ -374,7 +392,7 @@ class GradingPool:
                 worker = _WorkerProcess()
                 with self._lock:
                     self._uids.add(worker.uid)
-            request = {"job": str(job_path), "result": str(result_path), "spec": spec.origin or spec.lab_id,
+            request = {"job": str(job_path), "result": str(result_path), "spec": _spec_ref(spec),
                        "wall_s": limits.wall_s, "output_bytes": limits.output_kb * 1024}
             try:
                 reply = worker.run(request, limits.wall_s + 60)

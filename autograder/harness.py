@@ -16,6 +16,7 @@ from typing import Any
 
 from autograder.spec import Case, LabSpec
 
+RESULT_TOO_LARGE = 75        # exit status the engine reads as "result too large"
 ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
 STUDENT_FILE = "<ipython-input-"
 SAFE_ENV = {"PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "TERM", "USER", "LOGNAME", "PWD", "SHELL",
@@ -242,5 +243,10 @@ def run(job: dict, spec: LabSpec, shell, result_fd: int, sandbox_flags: list[str
     data = dumps(report, allow_nan=True).encode()
     truncate(result_fd, 0)                                   # anything written before is discarded
     view, offset = memoryview(data), 0
-    while offset < len(data):
-        offset += os.pwrite(result_fd, view[offset:], offset)
+    try:
+        while offset < len(data):
+            offset += os.pwrite(result_fd, view[offset:], offset)
+    except OSError as error:
+        if error.errno == 27:                                # EFBIG: past RLIMIT_FSIZE
+            os._exit(RESULT_TOO_LARGE)
+        raise

@@ -168,8 +168,11 @@ class Worker:
 
 
 def main(argv: list[str]) -> int:
+    # The protocol gets its own copy of stdout; fd 1 becomes stderr, so a library that prints while
+    # importing cannot corrupt the replies.
+    out = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)
     worker = Worker()
-    out = sys.stdout
     out.write(json.dumps({"ready": True, "pid": os.getpid(), "uid": worker.uid}) + "\n")
     out.flush()
     for line in sys.stdin:
