@@ -1,0 +1,122 @@
+"""A lesson quiz answered by clicking in a real JupyterLab (headless Chromium): wrong then right
+feedback appears, the answers land in the progress store, and the feedback stays readable in the
+light and the dark theme."""
+from __future__ import annotations
+
+import shutil
+import time
+import uuid
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from coursekit import progress
+from coursekit.quiz import load_all_banks
+from coursekit.quiz.bank import pool
+from coursekit.quiz.engine import build_quiz
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+GOOD = Path(__file__).resolve().parent / "fixtures" / "quiz" / "good"
+
+# WCAG 2.1 relative luminance and contrast ratio (https://www.w3.org/TR/WCAG21/#dfn-contrast-ratio).
+CONTRAST_JS = """el => {
+  const rgb = s => s.match(/[\\d.]+/g).slice(0, 3).map(Number);
+  const lum = c => { const [r, g, b] = c.map(v => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+                     return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  const style = getComputedStyle(el);
+  const fg = lum(rgb(style.color)), bg = lum(rgb(style.backgroundColor));
+  return {ratio: (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05), fg: style.color, bg: style.backgroundColor};
+}"""
+
+
+def first_single_choice_seed(banks) -> int:
+    """A seed whose first drawn question is single choice (clicked as a radio button)."""
+    bank = banks["m9-l1"]
+    return next(s for s in range(100) if build_quiz(bank, pool(bank, banks), s)[0].type == "single")
+
+
+def set_theme(page, name: str, light: bool) -> None:
+    page.locator(".lm-MenuBar-itemLabel", has_text="Settings").click()
+    page.locator(".lm-Menu-itemLabel", has_text="Theme").first.hover()
+    page.locator(".lm-Menu-itemLabel", has_text=name).first.click()
+    page.wait_for_selector(f"body[data-jp-theme-light='{str(light).lower()}']", timeout=30_000,
+                           state="attached")
+    time.sleep(1)  # the theme's stylesheet swaps in after the attribute
+
+
+def run_all_cells(page, until, timeout: float = 150) -> None:
+    """Run > Run All Cells until `until` shows: accepts JupyterLab's kernel chooser if it asks, and
+    runs again if the first request went to a kernel that was not ready (nothing executing, no output)."""
+    accept = page.locator(".jp-Dialog button.jp-mod-accept")
+    busy = page.locator(".jp-CodeCell .jp-InputPrompt", has_text="*")
+    deadline, last_run = time.monotonic() + timeout, -1e9
+    while time.monotonic() < deadline:
+        if until.is_visible():
+            return
+        if accept.count() and accept.first.is_visible():
+            accept.first.click()
+            last_run = time.monotonic() - 15  # re-run soon: the request before the chooser is dropped
+        elif not busy.count() and time.monotonic() - last_run > 20:
+            page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+            page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+            last_run = time.monotonic()
+        time.sleep(0.5)
+    until.wait_for(timeout=1_000)  # raises with Playwright's own message
+
+
+def test_quiz_by_clicking(lab_server, page, artifacts_dir, monkeypatch):
+    banks = load_all_banks(GOOD)
+    seed = first_single_choice_seed(banks)
+    question = build_quiz(banks["m9-l1"], pool(banks["m9-l1"], banks), seed)[0]
+    right = question.correct_response()
+    wrong = next(i for i, o in enumerate(question.item.options) if not o.correct)
+
+    folder = lab_server.root / f"quiz-browser-{uuid.uuid4().hex[:8]}"
+    shutil.copytree(GOOD, folder / "banks")
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.cells = [nbformat.v4.new_markdown_cell("# Quiz in the browser"),
+                nbformat.v4.new_code_cell("from coursekit.quiz import show_quiz\n"
+                                          f"quiz = show_quiz('m9-l1', seed={seed}, root={str(folder / 'banks')!r})")]
+    nbformat.write(nb, folder / "quiz.ipynb")
+
+    page.goto(lab_server.url(f"lab/tree/{folder.name}/quiz.ipynb"))
+    page.wait_for_selector(".jp-Notebook .jp-CodeCell", timeout=90_000)
+    item = page.locator(".course-quiz .course-quiz-item").first
+    run_all_cells(page, until=item)
+    assert question.stem[:40] in item.inner_text()
+
+    light_theme = page.evaluate("document.body.dataset.jpThemeLight")
+    try:
+        item.locator("label", has_text=question.option_texts[wrong]).click()
+        item.locator("button.course-quiz-check").click()
+        incorrect = item.locator(".course-quiz-incorrect")
+        incorrect.wait_for(timeout=30_000)
+        assert question.option_feedback[wrong][:30] in incorrect.inner_text()
+        light = incorrect.evaluate(CONTRAST_JS)
+        page.screenshot(path=str(artifacts_dir / "quiz-light.png"))
+
+        item.locator("label", has_text=question.option_texts[right]).click()
+        item.locator("button.course-quiz-check").click()
+        correct = item.locator(".course-quiz-correct")
+        correct.wait_for(timeout=30_000)
+        assert question.option_feedback[right][:30] in correct.inner_text()
+        assert "Score: 0 / 3 right on the first try (1 of 3 answered)" in page.locator(".course-quiz-score").first.inner_text()
+
+        set_theme(page, "JupyterLab Dark", light=False)
+        dark = correct.evaluate(CONTRAST_JS)
+        page.screenshot(path=str(artifacts_dir / "quiz-dark.png"))
+    finally:
+        if light_theme != "false":  # the theme is a user setting: put it back for other tests
+            set_theme(page, "JupyterLab Light", light=True)
+    # Readable in both themes (WCAG AA body text needs 4.5:1), and the colours follow the theme.
+    assert light["ratio"] >= 4.5 and dark["ratio"] >= 4.5, (light, dark)
+    assert light["bg"] != dark["bg"], (light, dark)
+
+    monkeypatch.setenv("COURSE_PROGRESS_DIR", str(lab_server.progress_dir))
+    attempt = next(a for a in progress.quiz_attempts("m9-l1") if a["seed"] == seed)
+    record = attempt["items"][question.id]
+    assert record["responses"] == [wrong, right]
+    assert record["tries"] == 2 and record["first_correct"] is False and record["correct"] is True
