@@ -312,3 +312,100 @@ def test_check_tells_a_learner_which_tasks_pass(course, tmp_path):
     assert done.returncode == 1
     assert "2/3 tasks pass" in done.stdout
     assert "FAIL  Task (mean)" in done.stdout and "sum divided by count" in done.stdout   # the case's hint
+
+
+def _with_cell(course: Path, code: str, **choices: str) -> str:
+    nb = nbformat.reads(notebook_text(course, **choices), as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell(code))
+    return nbformat.writes(nb)
+
+
+ALL_WRONG = {"impl_add": "wrong", "impl_scale": "wrong", "impl_mean": "wrong"}
+
+
+@pytest.mark.slow
+def test_hostile_submissions_gain_nothing_and_the_batch_carries_on(course, tmp_path):
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    (inbox / "honest.ipynb").write_text(_with_cell(course, "import warnings, sys\nwarnings.warn('noise')\n"
+                                                           "print('to stderr', file=sys.stderr)"))
+    (inbox / "rigged.ipynb").write_text(_with_cell(course, (
+        "class Anything:\n    def __eq__(self, other):\n        return True\n"
+        "def add(a, b):\n    return Anything()\n"
+        "def scale(xs, k):\n    return Anything()\n"
+        "def mean(xs):\n    return Anything()")))
+    (inbox / "patcher.ipynb").write_text(_with_cell(
+        course, "import unittest\nunittest.TestCase.assertEqual = lambda *a, **k: None", **ALL_WRONG))
+    (inbox / "exits.ipynb").write_text(_with_cell(course, "import sys\nsys.exit(0)", **ALL_WRONG))
+    (inbox / "sleeper.ipynb").write_text(_with_cell(course, "import time\nwhile True:\n    time.sleep(0.1)"))
+    cli(course, "collect", str(inbox), "--lab", LAB)
+    cli(course, "grade", LAB, "--workers", "2", "--wall-s", "6", "--no-progress")
+    rows = {r[1]: (r[3], r[4], r[5], json.loads(r[6])["flags"]) for r in store_rows(course)}
+    assert rows["honest"][:2] == ("graded", 6.0) and rows["honest"][3] == []   # noise costs nothing
+    expected_flags = {"rigged": "__eq__", "patcher": "unittest.TestCase.assertEqual", "exits": "sys.exit"}
+    for student, flag in expected_flags.items():
+        status, score, _, flags = rows[student]
+        assert score == 0.0, (student, rows[student])
+        assert any(flag in f for f in flags), (student, flags)
+    assert rows["sleeper"][0] == "failed" and "timeout" in rows["sleeper"][2] and rows["sleeper"][1] == 0.0
+    status = cli(course, "status", LAB).stdout
+    assert "timeout" in status and "__eq__" in status
+    report = cli(course, "report", LAB, "--no-png").stdout
+    assert "timeout" in report and "flags:" in report and "__eq__" in report
+
+
+# ---------------------------------------------------------------- small pieces
+
+@pytest.mark.parametrize("name, student", [
+    ("doe_jane_12345_67890_lab1-roofline.ipynb", "doe_jane"),
+    ("doejane_late_12345_67890_lab1-roofline-2.ipynb", "doejane"),
+    ("alice.ipynb", "alice"),
+    ("alice_lab1-roofline.ipynb", "alice"),
+    ("alice-lab1-roofline.ipynb", "alice"),
+    ("alice/lab1-roofline.ipynb", "alice"),
+    ("alice/lab1-roofline/lab1-roofline.ipynb", "alice"),
+    ("lab1-roofline.ipynb", None),
+    ("alice/other.ipynb", None),
+    ("alice/lab3-kv-cache/lab1-roofline.ipynb", None),
+    ("doe_jane_12345_67890_lab3-kv-cache.ipynb", "doe_jane_12345_67890_lab3-kv-cache"),  # not this lab's file
+])
+def test_name_mapping_rules(name, student):
+    from autograder.collect import map_entry
+
+    assert map_entry(name, "lab1-roofline", "lab1-roofline.ipynb", None)[0] == student
+
+
+def test_roster_maps_canvas_ids_and_aliases(tmp_path):
+    from autograder.collect import Roster, map_entry
+
+    roster_csv = tmp_path / "r.csv"
+    roster_csv.write_text("student_id,name,canvas_id,sis_login_id\njd1,\"Doe, Jane\",12345,jane@uni.example\n")
+    roster = Roster(roster_csv)
+    assert map_entry("whatever_12345_1_lab.ipynb", "lab", "lab.ipynb", roster)[:2] == ("jd1", "12345")
+    assert map_entry("doe_jane_999_1_lab.ipynb", "lab", "lab.ipynb", roster)[0] == "jd1"   # by name key
+    assert map_entry("jd1.ipynb", "lab", "lab.ipynb", roster)[0] == "jd1"
+    assert map_entry("stranger.ipynb", "lab", "lab.ipynb", roster)[0] is None
+    bad = tmp_path / "bad.csv"
+    bad.write_text("id,name\n1,x\n")
+    with pytest.raises(ValueError, match="student_id column"):
+        Roster(bad)
+
+
+def test_item_analytics_on_a_known_table():
+    from autograder.report import histogram, item_stats, pearson
+    from autograder.store import Row
+
+    def row(student, a, b):
+        tasks = [{"grade_id": "A", "points": a, "passed": a == 1}, {"grade_id": "B", "points": b, "passed": b == 2}]
+        return Row("lab", student, "h", "c", "graded", a + b, 3, None, {"tasks": tasks, "flags": []})
+
+    # A separates the strong from the weak (it goes with B); nobody passes B alone
+    rows = [row("s1", 1, 2), row("s2", 1, 2), row("s3", 0, 0), row("s4", 1, 0)]
+    a, b = item_stats(rows, [("A", 1.0), ("B", 2.0)])
+    assert a.difficulty == pytest.approx(0.75) and b.difficulty == pytest.approx(0.5)
+    assert a.discrimination == pytest.approx(pearson([1, 1, 0, 1], [2, 2, 0, 0]))
+    assert a.discrimination == pytest.approx(0.57735, rel=1e-4)
+    constant = item_stats([row("s1", 1, 2), row("s2", 1, 0)], [("A", 1.0)])[0]
+    assert constant.discrimination is None          # everyone passed A: undefined, not 0
+    text = histogram([0, 3, 3, 1.5], 3, bins=3)
+    assert [line.split()[3] for line in text.splitlines()] == ["1", "1", "2"]
