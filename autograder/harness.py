@@ -66,6 +66,12 @@ class Observer:
         return seen
 
     def audit(self, event: str, args: tuple) -> None:
+        try:
+            self._audit(event, args)
+        except Exception:            # noqa: BLE001 - an observer must never break the code it watches
+            pass
+
+    def _audit(self, event: str, args: tuple) -> None:
         if event == "open":
             self._open(args)
         elif event in {"os.fork", "os.forkpty", "subprocess.Popen", "os.system", "os.posix_spawn",
@@ -86,7 +92,7 @@ class Observer:
         if not isinstance(path, (str, bytes)) or isinstance(path, bytes) and not path:
             return
         path = os.fsdecode(path)
-        full = os.path.normpath(os.path.join(os.getcwd(), path)) if not path.startswith("/") else os.path.normpath(path)
+        full = os.path.normpath(path if path.startswith("/") else os.path.join(self.workdir, path))
         # The deepest matching rule wins: /root is hidden, but an interpreter kept under it is not.
         best, label = "", None
         for prefix, exact, name in self.hidden + self.keep:
