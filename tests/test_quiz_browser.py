@@ -32,9 +32,14 @@ CONTRAST_JS = """el => {
 
 
 def first_single_choice_seed(banks) -> int:
-    """A seed whose first drawn question is single choice (clicked as a radio button)."""
+    """A seed whose first drawn question is single choice (clicked as a radio button) and which also
+    shows a multi-select one (so the screenshots show checkboxes too)."""
     bank = banks["m9-l1"]
-    return next(s for s in range(100) if build_quiz(bank, pool(bank, banks), s)[0].type == "single")
+    for seed in range(200):
+        types = [q.type for q in build_quiz(bank, pool(bank, banks), seed)]
+        if types[0] == "single" and "multi" in types:
+            return seed
+    raise AssertionError("no seed draws single first and a multi-select item")
 
 
 def set_theme(page, name: str, light: bool) -> None:

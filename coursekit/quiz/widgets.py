@@ -19,8 +19,10 @@ from .engine import Question, grade, key_text, Outcome
 STYLE = """<style>
 .course-quiz { border: 1px solid var(--jp-border-color2); border-radius: 4px; padding: 6px 10px;
   background: var(--jp-layout-color1); color: var(--jp-ui-font-color1); }
-.course-quiz .widget-radio-box label, .course-quiz .widget-checkbox label { color: var(--jp-ui-font-color1);
-  white-space: normal; }
+.course-quiz .widget-radio-box label, .course-quiz .widget-checkbox label,
+.course-quiz .widget-checkbox .widget-label-basic, .course-quiz .widget-checkbox label span {
+  color: var(--jp-ui-font-color1); white-space: normal; overflow: visible; text-overflow: clip; }
+.course-quiz .widget-checkbox { height: auto; }
 .course-quiz-item { border-top: 1px solid var(--jp-border-color2); padding: 4px 0; }
 .course-quiz-stem { color: var(--jp-content-font-color1); font-size: var(--jp-content-font-size1); }
 .course-quiz-feedback { padding: 4px 8px; margin: 2px 0; border-left: 4px solid var(--jp-border-color1);
