@@ -78,7 +78,10 @@ def lab_server(tmp_path_factory) -> LabServer:
     progress_dir.mkdir()
     port, token = free_port(), secrets.token_hex(16)
     env = dict(os.environ, COURSE_PROGRESS_DIR=str(progress_dir), JUPYTER_RUNTIME_DIR=str(base / "runtime"),
-               COURSE_ROOT=str(ROOT), MPLBACKEND="module://matplotlib_inline.backend_inline")
+               COURSE_ROOT=str(ROOT), MPLBACKEND="module://matplotlib_inline.backend_inline",
+               # theme switches and workspaces stay in this run, never in the user's own settings
+               JUPYTERLAB_SETTINGS_DIR=str(base / "user-settings"),
+               JUPYTERLAB_WORKSPACES_DIR=str(base / "workspaces"))
     command = [sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
                f"--ServerApp.token={token}", f"--ServerApp.root_dir={root}",
                ]
