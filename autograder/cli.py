@@ -52,6 +52,7 @@ def cmd_grade(args, course: Course) -> int:
     from .store import Store
 
     secret = load_secret()
+    errors = 0
     limits = Limits(**{k: v for k, v in (("wall_s", args.wall_s), ("memory_mb", args.memory_mb)) if v is not None})
     for lab in _labs(course, args.lab):
         report = grade_lab(course, lab, secret=secret, workers=args.workers, student=args.student,
@@ -62,7 +63,8 @@ def cmd_grade(args, course: Course) -> int:
         if args.student:
             rows = [r for r in rows if r.student_id == args.student]
         print(summary_table(report, rows))
-    return 0
+        errors += len(report.errors)
+    return 1 if errors else 0
 
 
 def cmd_feedback(args, course: Course) -> int:

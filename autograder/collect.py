@@ -224,7 +224,11 @@ def collect(course: Course, source: Path, lab_id: str, *, roster_path: Path | No
                     report.refused.append((entry.name, f"duplicate: {len(items)} files map to student {sid} ({names})"))
                 continue
             entry, uid = items[0]
-            data = entry.read(max_bytes + 1)
+            try:
+                data = entry.read(max_bytes + 1)
+            except (OSError, RuntimeError, zipfile.BadZipFile, EOFError) as error:   # encrypted, corrupt
+                report.refused.append((entry.name, f"unreadable: {error}"))
+                continue
             if len(data) > max_bytes:
                 report.refused.append((entry.name, f"oversized: more than {max_bytes} bytes once unpacked"))
                 continue

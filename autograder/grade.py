@@ -52,6 +52,7 @@ class BatchReport:
     lab_id: str
     graded: list[Row] = field(default_factory=list)     # rows written in this run
     skipped: int = 0                                     # already in the store (resume)
+    errors: list[tuple[str, str]] = field(default_factory=list)  # (student, grader-side error): left pending
 
     @property
     def failed(self) -> list[Row]:
@@ -124,8 +125,12 @@ def grade_lab(course: Course, lab_id: str, *, secret: bytes, workers: int | None
                 sub, digest = futures[future]
                 try:
                     result = future.result().to_json()
-                except Exception as error:   # an engine fault must not abort the batch or pass silently
-                    result = failed_result(sub, spec, f"grader error: {type(error).__name__}: {error}")
+                except Exception as error:
+                    # The grader's fault (spec, solution, worker), not the student's: store nothing, so the
+                    # submission stays pending and the next run grades it; the batch carries on.
+                    report.errors.append((sub.student_id, f"{type(error).__name__}: {error}"))
+                    bar.update(f"{sub.student_id}: grader error")
+                    continue
                 _finish(course, spec, store, gradebook, report, sub, digest, context, result)
                 bar.update(f"{sub.student_id}: {result['status']}")
         bar.close()
@@ -174,6 +179,8 @@ def summary_table(report: BatchReport, rows: list[Row]) -> str:
     flagged = [r for r in rows if r.result.get("flags")]
     lines = [f"{report.lab_id}: graded now {len(report.graded)}, already graded {report.skipped}; "
              f"total {len(rows)} ({len(graded)} graded, {len(failed)} failed, {len(flagged)} flagged)"]
+    for student, error in report.errors:
+        lines.append(f"GRADER ERROR for {student} (left pending; fix and rerun `autograder grade`): {error}")
     if rows:
         scores = sorted(r.score for r in rows)
         top = rows[0].max_score

@@ -409,3 +409,21 @@ def test_item_analytics_on_a_known_table():
     assert constant.discrimination is None          # everyone passed A: undefined, not 0
     text = histogram([0, 3, 3, 1.5], 3, bins=3)
     assert [line.split()[3] for line in text.splitlines()] == ["1", "1", "2"]
+
+
+def test_a_broken_solution_leaves_submissions_pending_not_failed(course, tmp_path):
+    cli(course, "collect", str(write_folder(course, tmp_path / "inbox", {"ada": {}})), "--lab", LAB)
+    solution = course / "solutions" / LAB / NB
+    good = solution.read_text()
+    nb = nbformat.reads(good, as_version=4)
+    for cell in nb.cells:
+        if (cell.metadata.get("nbgrader") or {}).get("grade_id") == "impl_mean":
+            cell.source = "raise RuntimeError('instructor typo')"
+    solution.write_text(nbformat.writes(nb))
+    done = cli(course, "grade", LAB, "--workers", "1", "--no-progress", check=False)
+    assert done.returncode == 1
+    assert "GRADER ERROR for ada" in done.stdout and "instructor typo" in done.stdout
+    assert "pending" in cli(course, "status", LAB).stdout
+    solution.write_text(good)                          # fixed: the next run grades it
+    cli(course, "grade", LAB, "--workers", "1", "--no-progress")
+    assert [r[3:5] for r in store_rows(course)] == [("graded", 6.0)]
