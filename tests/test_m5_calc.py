@@ -185,6 +185,9 @@ def test_reference_layer_routing():
         t = 7
         by_hand = sum(w[t, j] * layer.expert(int(idx[t, j]), x[t]) for j in range(2))
         assert torch.allclose(layer(x)[t], by_hand, atol=1e-6)
+        # seed 000's fragment takes top-k of the raw logits, then a softmax over those k: the same weights
+        top_logits, top_idx = logits.topk(2, -1)
+        assert torch.equal(top_idx, idx) and torch.allclose(top_logits.softmax(-1), w, atol=1e-6)
     raw = build_moe(MoEConfig(d_model=16, d_ff=32, n_experts=6, top_k=2, renormalize=False), seed=3)
     with torch.no_grad():
         assert (raw.route(x)[1].sum(-1) < 1).all()
