@@ -38,7 +38,7 @@ SIGNATURES = {"impl_add": "def add(a, b):", "impl_scale": "def scale(xs, k):", "
 
 def env(course: Path) -> dict:
     return dict(os.environ, AUTOGRADER_SPEC_PATH=str(course / "specs"), COURSE_GRADING_SECRET=SECRET,
-                COURSE_QUICK="1", COURSE_ROOT=str(course),
+                COURSE_QUICK="1", COURSE_ROOT=str(course), COURSE_PROGRESS_DIR=str(course / ".progress"),
                 PATH=str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""))
 
 
@@ -305,13 +305,15 @@ def test_check_tells_a_learner_which_tasks_pass(course, tmp_path):
     good.write_text(notebook_text(course))
     done = cli(course, "check", str(good), check=False)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "3/3 tasks pass" in done.stdout
+    assert "3/3 tasks pass" in done.stdout and "(progress recorded)" in done.stdout
     partial = tmp_path / "mine.ipynb"
     partial.write_text(notebook_text(course, impl_mean="wrong"))
     done = cli(course, "check", str(partial), check=False)
     assert done.returncode == 1
     assert "2/3 tasks pass" in done.stdout
     assert "FAIL  Task (mean)" in done.stdout and "sum divided by count" in done.stdout   # the case's hint
+    checks = json.loads((course / ".progress" / "progress.json").read_text())["labs"][LAB]["checks"]
+    assert [(c["passed"], c["total"]) for c in checks] == [(3, 3), (2, 3)]
 
 
 def _with_cell(course: Path, code: str, **choices: str) -> str:
