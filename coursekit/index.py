@@ -66,7 +66,8 @@ def build_index(root: Path) -> nbformat.NotebookNode:
         lessons = sorted(p for p in folder.glob("[0-9]*.ipynb"))
         for lesson in lessons:
             rel = lesson.relative_to(course).as_posix()
-            lines.append(f"- Lesson {int(lesson.name.split('-')[0])}: [{notebook_title(lesson)}]({rel})")
+            title = re.sub(r"^Lesson \d+:\s*", "", notebook_title(lesson))  # the list says "Lesson N" already
+            lines.append(f"- Lesson {int(lesson.name.split('-')[0])}: [{title}]({rel})")
         lab = root / "labs" / lab_id / f"{lab_id}.ipynb"
         if lab.exists():
             lines.append(f"- Lab (graded): [{notebook_title(lab)}](../labs/{lab_id}/{lab_id}.ipynb)"
