@@ -27,7 +27,7 @@ from autograder.flags import scan_source
 from autograder.harness import RESULT_TOO_LARGE
 from autograder.hidden import hidden_cases
 from autograder.reference import reference_output
-from autograder.sandbox import default_hidden, needed_paths
+from autograder.sandbox import default_hidden, kill_uid, needed_paths
 from autograder.spec import REPO_ROOT, Case, LabSpec, Task
 
 MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024
@@ -236,6 +236,9 @@ class _WorkerProcess:
     def __init__(self) -> None:
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONHASHSEED": "0", "COURSE_QUICK": "1",
                "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "LANG": "C.UTF-8",
+               # CPU only, from the worker on: CUDA initialised before fork is unusable in the child,
+               # and its address-space reservations exceed RLIMIT_AS.
+               "CUDA_VISIBLE_DEVICES": "",
                "PYTHONPATH": str(REPO_ROOT), "HOME": tempfile.gettempdir()}
         self.log = tempfile.TemporaryFile()
         self.process = subprocess.Popen(
@@ -298,6 +301,7 @@ class GradingPool:
         self._jobs = Path(tempfile.mkdtemp(prefix="autograder-jobs-"))   # 0700: root-only job files
         self._prepared: dict[tuple, _Prepared] = {}
         self._lock = threading.Lock()
+        self._prepare_lock = threading.Lock()
         self._counter = 0
         self._uids: set[int] = set()
 
@@ -327,7 +331,7 @@ class GradingPool:
 
     def _cases(self, spec: LabSpec, secret: bytes) -> _Prepared:
         key = (spec.origin or spec.lab_id, spec.lab_id, secret)
-        with self._lock:                    # references run once per lab and secret, then are shared
+        with self._prepare_lock:            # references run once per lab and secret, then are shared
             if key not in self._prepared:
                 self._prepared[key] = prepare(spec, secret)
             return self._prepared[key]
@@ -397,6 +401,7 @@ class GradingPool:
             try:
                 reply = worker.run(request, limits.wall_s + 60)
             except GraderError:
+                kill_uid(worker.uid)            # the dead worker's children must not outlive it
                 worker = None
                 raise _Failed("crash: the grading worker died while running this notebook") from None
             if "error" in reply:

@@ -221,3 +221,36 @@ def test_default_hidden_paths_cover_course_and_siblings(tmp_path):
     assert hidden_paths[str(tmp_path / "course" / "gradebook.db")] == "gradebook"
     assert hidden_paths["/repo/solutions/lab"] == "solutions"
     assert hidden_paths["/repo/autograder/instructor-secret"] == "instructor secret"
+
+
+def _worker_pids() -> list[int]:
+    pids = []
+    for name in os.listdir("/proc"):
+        try:
+            if name.isdigit() and int(open(f"/proc/{name}/stat").read().rsplit(")", 1)[1].split()[1]) == os.getpid() \
+                    and b"autograder.worker" in open(f"/proc/{name}/cmdline", "rb").read():
+                pids.append(int(name))
+        except (OSError, IndexError, ValueError):
+            continue
+    return pids
+
+
+@pytest.mark.slow
+def test_a_dead_worker_fails_one_submission_and_the_batch_goes_on(tmp_path):
+    import signal
+    import time
+
+    from autograder.sandbox import processes_of
+
+    paths = catalog.write_all(tmp_path, ["hang", "honest"])
+    with GradingPool(1, Limits(wall_s=60)) as pool:
+        assert pool.submit(paths["honest"], SPEC, student_id="warm", secret=b"k").result().score == 7.0
+        hung = pool.submit(paths["hang"], SPEC, student_id="hang", secret=b"k")
+        time.sleep(2)                                # the hanging notebook is now running
+        [worker] = _worker_pids()
+        os.kill(worker, signal.SIGKILL)
+        result = hung.result(timeout=120)
+        assert result.status == "failed" and "grading worker died" in result.reason
+        after = pool.submit(paths["honest"], SPEC, student_id="after", secret=b"k").result()
+        assert after.status == "graded" and after.score == 7.0
+        assert len(pool.worker_uids) == 2 and processes_of(pool.worker_uids[0]) == []
