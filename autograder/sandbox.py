@@ -24,6 +24,11 @@ MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 0x20, 0x1000, 0x4000, 0x40000
 PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER = 38, 36
 
 WORKDIR = "/tmp/work"               # inside the child's private /tmp
+
+
+def shared_workdir(pid: int) -> str:
+    """The child's folder when /tmp is not private (degraded mode): unique per child, removed after."""
+    return f"/tmp/autograder-child-{pid}"
 # A worker runs its children as uid/gid UID_BASE + its own pid: unique among live workers, so two
 # pools (or two test sessions) never share a process limit or kill each other's children.
 UID_BASE = 1_000_000
@@ -65,11 +70,12 @@ def _hide(path: str) -> int:
     return _mount("/dev/null", path, None, MS_BIND)
 
 
-def _namespaces(conf: Confinement) -> list[str]:
+def _namespaces(conf: Confinement) -> tuple[list[str], bool]:
+    """Enter new namespaces and hide paths; return (flags for what is missing, whether /tmp is private)."""
     flags: list[str] = []
     if os.geteuid() != 0:
         return ["sandbox: not root: no network or mount namespace, no uid drop, hidden paths readable "
-                "if file permissions allow"]
+                "if file permissions allow"], False
     wanted = CLONE_NEWNS | (0 if conf.network else CLONE_NEWNET)
     err = _call("unshare", wanted)
     if err and not conf.network:               # some hosts allow one namespace kind but not the other
@@ -80,10 +86,10 @@ def _namespaces(conf: Confinement) -> list[str]:
         flags.append("sandbox: network allowed by the limits")
     if err:
         flags.append(f"sandbox: no mount namespace ({os.strerror(err)}): hidden paths stay visible")
-        return flags
+        return flags, False
     if _mount(None, "/", None, MS_REC | MS_PRIVATE):
         flags.append("sandbox: cannot make mounts private: hidden paths stay visible")
-        return flags
+        return flags, False
     # Paths the child needs (the interpreter may live under /root) are held open before anything is
     # covered, then bound back into the tmpfs that hides their parent.
     keep = {path: os.open(path, os.O_PATH) for path in conf.keep if os.path.isdir(path)}
@@ -112,12 +118,13 @@ def _namespaces(conf: Confinement) -> list[str]:
         flags.append("sandbox: could not hide " + ", ".join(sorted(set(failed))))
     # A private /tmp (and the other world-writable folders) per child: other submissions, the job
     # files and anything earlier children left behind are out of sight.
-    if _mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=256m,mode=0755"):
+    private_tmp = not _mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=256m,mode=0755")
+    if not private_tmp:
         flags.append("sandbox: no private /tmp")
     for shared in ("/var/tmp", "/dev/shm"):
         if os.path.isdir(shared):
             _mount("tmpfs", shared, "tmpfs", MS_NOSUID | MS_NODEV, "size=64m,mode=0755")
-    return flags
+    return flags, private_tmp
 
 
 def _limits(conf: Confinement) -> None:
@@ -133,18 +140,22 @@ def _limits(conf: Confinement) -> None:
 def enter(conf: Confinement) -> list[str]:
     """Confine the calling (forked, root) process; return flags naming the protections that are missing."""
     os.setsid()                                    # the worker kills the whole group on timeout
-    flags = _namespaces(conf) if conf.isolate else ["sandbox: isolation disabled by the limits "
-                                                     "(no namespaces, no uid drop)"]
-    os.makedirs(WORKDIR, mode=0o700, exist_ok=True)
+    if conf.isolate:
+        flags, private_tmp = _namespaces(conf)
+    else:
+        flags, private_tmp = ["sandbox: isolation disabled by the limits (no namespaces, no uid drop)"], False
+    # Without a private /tmp every child would share /tmp/work and see the previous student's files.
+    workdir = WORKDIR if private_tmp else shared_workdir(os.getpid())
+    os.makedirs(workdir, mode=0o700, exist_ok=True)
     dropped = conf.isolate and os.geteuid() == 0
     if dropped:
-        os.chown(WORKDIR, conf.uid, conf.uid)
+        os.chown(workdir, conf.uid, conf.uid)
         # RLIMIT_NPROC counts processes per uid; with one uid per worker a fork bomb only starves itself.
         resource.setrlimit(resource.RLIMIT_NPROC, (conf.max_procs, conf.max_procs))
     else:
         flags.append("sandbox: runs as the grader's own uid: process limit shared with the grader")
     _limits(conf)
-    os.chdir(WORKDIR)
+    os.chdir(workdir)
     if dropped:
         os.setgroups([])
         os.setresgid(conf.uid, conf.uid, conf.uid)

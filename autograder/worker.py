@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import select
+import shutil
 import signal
 import sys
 import time
@@ -64,7 +65,7 @@ def _child(request: dict, spec, shell, out_w: int, uid: int) -> None:
                     for k, v in job["confinement"].items()}
         flags = sandbox.enter(sandbox.Confinement(**dict(settings, uid=uid)))
         os.environ.clear()
-        os.environ.update(sandbox.child_environment())
+        os.environ.update(sandbox.child_environment(os.getcwd()))
         torch = sys.modules.get("torch")
         if torch is not None:
             torch.set_num_threads(1)               # before any op starts a thread pool in this child
@@ -158,6 +159,7 @@ class Worker:
             _, status, usage = os.wait4(pid, 0)
         strays = self.sandbox.kill_uid(self.uid) if os.geteuid() == 0 else 0
         self.sandbox.reap()
+        shutil.rmtree(self.sandbox.shared_workdir(pid), ignore_errors=True)   # degraded mode only
         return {
             "exit_code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
             "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,

@@ -210,6 +210,18 @@ def test_degraded_mode_still_judges_and_says_what_is_missing(tmp_path):
     assert result.score == 7.0 and result.status == "graded"
     assert any(f.startswith("sandbox: isolation disabled") for f in result.flags)
     assert any(f.startswith("sandbox: runs as the grader's own uid") for f in result.flags)
+    # without a private /tmp each child still gets a fresh folder of its own, removed afterwards
+    writer = catalog.add("open('left-behind.txt', 'w').write('answers')", base=catalog._same)
+    looker = catalog.define(impl_kv="import os\ndef kv_cache_bytes(*a):\n    raise RuntimeError(str(os.listdir('.')))")
+    for name, edit in (("writer", writer), ("looker", looker)):
+        path = tmp_path / name / "toy-lab.ipynb"
+        path.parent.mkdir()
+        path.write_text(nbformat.writes(edit(nbformat.read(catalog.SOLUTION, as_version=4))))
+    with GradingPool(1, Limits(wall_s=60, isolate=False)) as pool:
+        first = pool.submit(tmp_path / "writer" / "toy-lab.ipynb", SPEC, student_id="w", secret=b"k").result()
+        second = pool.submit(tmp_path / "looker" / "toy-lab.ipynb", SPEC, student_id="l", secret=b"k").result()
+    assert first.score == 7.0
+    assert "RuntimeError: []" in second.tasks[2].message
 
 
 def test_default_hidden_paths_cover_course_and_siblings(tmp_path):
@@ -254,3 +266,41 @@ def test_a_dead_worker_fails_one_submission_and_the_batch_goes_on(tmp_path):
         after = pool.submit(paths["honest"], SPEC, student_id="after", secret=b"k").result()
         assert after.status == "graded" and after.score == 7.0
         assert len(pool.worker_uids) == 2 and processes_of(pool.worker_uids[0]) == []
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to reach the namespace calls")
+@pytest.mark.parametrize("refused, expected", [
+    ({"unshare"}, ["sandbox: no network namespace (Operation not permitted)",
+                   "sandbox: no mount namespace (Operation not permitted): hidden paths stay visible"]),
+    ({"mount"}, ["sandbox: cannot make mounts private: hidden paths stay visible"]),
+    (set(), []),
+])
+def test_sandbox_reports_each_missing_protection(refused, expected):
+    """In a forked child, refuse some kernel calls and check the flags name exactly what is missing."""
+    import errno
+
+    from autograder import sandbox
+
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:                                     # the child confines itself, as a grading child would
+        code = 1
+        try:
+            os.close(read)
+            real = sandbox._call
+            sandbox._call = lambda name, *args: errno.EPERM if name in refused else real(name, *args)
+            conf = sandbox.Confinement(wall_s=5, cpu_s=5, memory_mb=4096, max_procs=64, file_bytes=2**20,
+                                       network=False, isolate=True, uid=sandbox.UID_BASE + os.getpid())
+            flags = sandbox.enter(conf)
+            alive = os.getuid() == conf.uid
+            os.write(write, json.dumps({"flags": flags, "dropped": alive}).encode())
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write)
+    with os.fdopen(read) as handle:
+        report = json.loads(handle.read())
+    os.waitpid(pid, 0)
+    import shutil
+    shutil.rmtree(sandbox.shared_workdir(pid), ignore_errors=True)   # where a child without private /tmp worked
+    assert report == {"flags": expected, "dropped": True}
