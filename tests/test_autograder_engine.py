@@ -19,8 +19,20 @@ from autograder.hidden import check_task, hidden_cases
 from autograder.spec import Case, load_spec
 
 FIXTURES = Path(__file__).parent / "fixtures" / "autograder"
-sys.path.insert(0, str(FIXTURES))
-import submissions as catalog  # noqa: E402
+
+def _catalog():
+    """The toy lab's submission catalog, under a name no other fixture folder can shadow."""
+    import importlib.util
+
+    name = "autograder_toy_lab_submissions"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, FIXTURES / "submissions.py")
+        sys.modules[name] = module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+catalog = _catalog()
 
 SPEC = load_spec(catalog.SPEC_FILE)
 
