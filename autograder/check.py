@@ -36,6 +36,10 @@ def run_visible(lab_id: str, grade_id: str, fn: Callable[..., Any]) -> int:
         else:
             from autograder.reference import reference_output
 
+            if not spec.solution_path().exists():
+                raise AssertionError(f"{spec.lab_id}: visible case '{case.name}' has no expected output and "
+                                     f"the solution notebook ({spec.solution_path()}) is not here to compute it; "
+                                     "the lab's spec should give `expected` for every visible case")
             want = reference_output(spec, task, case)
         message = task.compare(got, want)
         if message:
