@@ -291,7 +291,9 @@ class GradingPool:
     """Warm workers (one per core by default), each forking one sandboxed child per submission."""
 
     def __init__(self, workers: int | None = None, limits: Limits = Limits(), hide: tuple = ()) -> None:
-        self.workers = workers or os.cpu_count() or 1
+        # the cores this process may use (a container's CPU set), not every core of the host
+        self.workers = workers or (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                                   else os.cpu_count()) or 1
         self.limits = limits
         self.hide = tuple(hide)
         self._executor = concurrent.futures.ThreadPoolExecutor(self.workers, thread_name_prefix="grader")
