@@ -259,8 +259,10 @@ def summary_rows(report: dict | None = None) -> list[tuple[str, str, str, str]]:
     rows = []
     for module, entry in report.items():
         quizzes = entry["quizzes"]
-        quiz_text = "; ".join(f"{b}: best {_pct(q['best'])} ({q['attempts']} attempt"
-                              f"{'s' if q['attempts'] != 1 else ''})" for b, q in sorted(quizzes.items())) or "-"
+        # answered counts the latest attempt, so an unfinished quiz shows what is left to do
+        quiz_text = "; ".join(f"{b}: {q['answered']}/{q['shown']} answered, best {_pct(q['best'])} "
+                              f"({q['attempts']} attempt{'s' if q['attempts'] != 1 else ''})"
+                              for b, q in sorted(quizzes.items())) or "-"
         test = entry["module_test"]
         test_text = (f"{'passed' if test['passed'] else 'not passed'}, best {test['best_score']} "
                      f"({test['attempts']} attempt{'s' if test['attempts'] != 1 else ''})") if test else "-"

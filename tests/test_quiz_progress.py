@@ -46,9 +46,21 @@ def test_records_persist_and_summarise(store):
     assert report["m1"]["labs"]["lab1-roofline"] == {"checks": 2, "latest": "5/5", "all_passed": True}
     assert report["m3"]["labs"]["lab3-kv-cache"]["all_passed"] is False
     text = progress.format_summary()
-    assert "m1-l1: best 50% (1 attempt)" in text and "passed, best 12/15" in text and "lab3-kv-cache: 1/4" in text
+    assert "m1-l1: 2/2 answered, best 50% (1 attempt)" in text
+    assert "passed, best 12/15" in text and "lab3-kv-cache: 1/4" in text
     html = progress.progress_html()
     assert "course-progress-table" in html and "lab1-roofline: 5/5 all passed" in html
+    assert "m1-l1: 2/2 answered, best 50%" in html
+
+
+def test_summary_counts_questions_answered_in_the_latest_attempt(store):
+    shown = ["a", "b", "c"]
+    for item, correct in [("a", True), ("b", True), ("c", False)]:
+        progress.record_quiz("m1-l2", module="m1", seed=1, shown=shown, item_id=item, response=0, correct=correct)
+    progress.record_quiz("m1-l2", module="m1", seed=2, shown=shown, item_id="a", response=0, correct=True)
+    assert progress.summary()["m1"]["quizzes"]["m1-l2"]["answered"] == 1
+    text = progress.format_summary()
+    assert "m1-l2: 1/3 answered, best 67% (2 attempts)" in text
 
 
 def test_bad_records_are_refused(store):
