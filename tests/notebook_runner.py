@@ -21,15 +21,17 @@ def execute_notebook(path: Path, *, env: dict | None = None, timeout: int = 300,
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=allow_errors,
                             resources={"metadata": {"path": str(path.parent)}})
+    started: list[int] = []  # the last cell started is the one that failed, error or timeout alike
+    client.on_cell_start = lambda cell, cell_index: started.append(cell_index)
     saved = dict(os.environ)
     os.environ.update({"MPLBACKEND": "Agg", **(env or {})})  # the kernel inherits this environment
     start = time.perf_counter()
     try:
         client.execute()
     except (CellExecutionError, CellTimeoutError) as exc:
-        index = next((i for i, c in enumerate(nb.cells) if c.cell_type == "code" and
-                      any(o.get("output_type") == "error" for o in c.get("outputs", []))), None)
-        where = f"cell {index}" if index is not None else "a cell"
+        index = started[-1] if started else None
+        # Counted from 1 over all cells, markdown included, as a reader counts them top to bottom.
+        where = f"cell {index + 1} of {len(nb.cells)}" if index is not None else "a cell"
         source = nb.cells[index].source[:300] if index is not None else ""
         message = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))  # tracebacks arrive coloured
         raise NotebookFailed(f"{path}: {where} failed:\n{source}\n---\n{message}") from None

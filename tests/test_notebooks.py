@@ -9,9 +9,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from notebook_runner import execute_notebook
+from notebook_runner import NotebookFailed, execute_notebook
 
 ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures" / "notebooks"
 TIMES = ROOT / "tests" / "artifacts" / "notebook-times.json"
 
 
@@ -60,10 +61,33 @@ def record_time(path: Path, seconds: float) -> None:
     TIMES.write_text(json.dumps(times, indent=1, sort_keys=True))
 
 
+def run_env(tmp_path: Path, **extra: str) -> dict:
+    """What lessons and solutions run with: on CPU whatever the machine has, a throwaway progress store."""
+    return {"COURSE_DEVICE": "cpu", "COURSE_PROGRESS_DIR": str(tmp_path), **extra}
+
+
+@pytest.mark.slow
+def test_notebooks_run_on_cpu(tmp_path):
+    nb, _ = execute_notebook(FIXTURES / "device.ipynb", env=run_env(tmp_path))
+    text = "".join(o.get("text", "") for o in nb.cells[1].outputs)
+    assert "COURSE_DEVICE = cpu" in text and "Labs will run on cpu" in text
+
+
+@pytest.mark.slow
+def test_a_failure_names_the_notebook_and_the_cell(tmp_path):
+    path = FIXTURES / "fails-in-cell-3.ipynb"
+    with pytest.raises(NotebookFailed) as failed:
+        execute_notebook(path, env=run_env(tmp_path))
+    message = str(failed.value)
+    assert message.startswith(f"{path}: cell 3 of 4 failed:")
+    assert "raise ValueError('fixture failure on purpose')" in message      # the cell's source
+    assert "ValueError: fixture failure on purpose" in message             # and the error it raised
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("path", LESSONS, ids=ids(LESSONS))
 def test_lesson_executes(path, tmp_path):
-    _, seconds = execute_notebook(path, env={"COURSE_PROGRESS_DIR": str(tmp_path)})
+    _, seconds = execute_notebook(path, env=run_env(tmp_path))
     record_time(path, seconds)
     assert seconds < LESSON_BUDGET_S * NOISE, f"{path.name} took {seconds:.1f}s (budget {LESSON_BUDGET_S}s)"
 
@@ -71,8 +95,7 @@ def test_lesson_executes(path, tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("path", SOLUTIONS, ids=ids(SOLUTIONS))
 def test_solution_executes_and_passes_its_tests(path, tmp_path):
-    env = {"COURSE_PROGRESS_DIR": str(tmp_path), "COURSE_QUICK": "1",
-           "COURSE_GRADING_SECRET": "test-suite-secret"}
+    env = run_env(tmp_path, COURSE_QUICK="1", COURSE_GRADING_SECRET="test-suite-secret")
     _, seconds = execute_notebook(path, env=env)
     record_time(path, seconds)
     assert seconds < LAB_BUDGET_S * NOISE, f"{path.name} took {seconds:.1f}s (budget {LAB_BUDGET_S}s)"
@@ -89,3 +112,18 @@ def test_start_page_links_every_lesson_lab_and_test():
         assert lesson.relative_to(ROOT / "course").as_posix() in text, f"start page does not link {lesson}"
     for lab in sorted((ROOT / "labs").glob("*/*.ipynb")):
         assert f"../labs/{lab.parent.name}/{lab.name}" in text, f"start page does not link {lab}"
+
+
+@pytest.mark.slow
+def test_executed_start_page_shows_the_progress_summary(tmp_path, monkeypatch):
+    from coursekit import progress
+
+    monkeypatch.setenv("COURSE_PROGRESS_DIR", str(tmp_path))
+    progress.record_quiz("m1-l1", module="m1", seed=1, shown=["a", "b", "c"], item_id="a", response=0, correct=True)
+    progress.record_lab_check("lab1-roofline", 2, 5)
+    nb, _ = execute_notebook(ROOT / "course" / "index.ipynb", env=run_env(tmp_path))
+    cell = next(c for c in nb.cells if c.cell_type == "code" and "show_progress()" in c.source)
+    html = "".join(o.get("data", {}).get("text/html", "") for o in cell.outputs)
+    assert "course-progress-table" in html, cell.outputs
+    assert "m1-l1: 1/3 answered, best 33%" in html and "lab1-roofline: 2/5" in html
+    assert str(tmp_path) in html                                 # the store it read is named
