@@ -16,9 +16,18 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
+from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion
+
 from .paths import START_PAGE, course_root
 
 SETUP_FIX = "run ./course.sh start (it installs everything into .venv)"
+PROJECT = "llm-train-vs-infer-course"   # this course's distribution; its metadata holds pyproject's ranges
+CHECKED_PACKAGES = ("jupyterlab", "nbgrader", "ipywidgets")
+LAB_EXTENSIONS = {"@jupyter/nbgrader": "nbgrader lab extension",
+                  "@jupyter-widgets/jupyterlab-manager": "widgets manager (lab extension)"}
 
 
 @dataclass
@@ -54,14 +63,31 @@ def check_torch() -> Check:
         return Check("PyTorch", False, f"cannot import torch: {exc}", SETUP_FIX)
 
 
+def required_ranges() -> dict[str, SpecifierSet]:
+    """Version ranges from the installed course's own metadata, i.e. pyproject.toml: one source of truth."""
+    ranges = {}
+    for line in metadata.requires(PROJECT) or []:
+        req = Requirement(line)
+        if req.marker is None:  # extras such as the test tools are not the student's concern
+            ranges[canonicalize_name(req.name)] = req.specifier
+    return ranges
+
+
 def check_packages() -> list[Check]:
-    wanted = {"jupyterlab": "4", "nbgrader": "0.9", "ipywidgets": "8"}
+    try:
+        ranges = required_ranges()
+    except metadata.PackageNotFoundError:
+        return [Check("course package", False, f"{PROJECT} is not installed in {sys.executable}", SETUP_FIX)]
     checks = []
-    for dist, major in wanted.items():
-        found = _version(dist)
-        ok = found is not None and found.startswith(major)
-        detail = found or "not installed"
-        fix = "" if ok else f"{SETUP_FIX}; the course needs {dist} {major}.x"
+    for dist in CHECKED_PACKAGES:
+        found, wanted = _version(dist), ranges.get(dist, SpecifierSet())
+        try:
+            ok = found is not None and wanted.contains(found, prereleases=True)
+        except InvalidVersion:
+            ok = False
+        needs = ",".join(sorted(map(str, wanted), key=lambda spec: spec.startswith("<")))  # ">=0.9.6,<0.10"
+        detail = f"{found or 'not installed'} (needs {needs})"
+        fix = "" if ok else f".venv/bin/pip install '{dist}{needs}' (or rerun ./course.sh start)"
         checks.append(Check(dist, ok, detail, fix))
     return checks
 
@@ -72,16 +98,32 @@ def _jupyter(*args: str) -> str:
     return re.sub(r"\x1b\[[0-9;]*m", "", result.stdout + result.stderr)
 
 
+def _disabled(listing: str) -> list[str]:
+    """Names under 'Disabled extensions:' in `jupyter labextension list`: whole extensions, or single
+    plugins as 'extension:plugin' (a page_config.json entry can switch off one plugin only)."""
+    _, found, rest = listing.partition("Disabled extensions:")
+    names = []
+    for line in rest.splitlines()[1:] if found else []:
+        if not line.startswith("    "):
+            break
+        names.append(line.split()[0])
+    return names
+
+
 def check_lab_extensions() -> list[Check]:
     listing = _jupyter("labextension", "list")
+    disabled = _disabled(listing)
     checks = []
-    for name, label in [("@jupyter/nbgrader", "nbgrader lab extension"),
-                        ("@jupyter-widgets/jupyterlab-manager", "widgets manager (lab extension)")]:
-        line = next((l for l in listing.splitlines() if name in l), "")
+    for name, label in LAB_EXTENSIONS.items():
+        line = next((l for l in listing.splitlines() if name in l), "")  # listed before the disabled ones
+        off = [d for d in disabled if d == name or d.startswith(name + ":")]
         if not line:
             checks.append(Check(label, False, "not installed", SETUP_FIX))
-        elif "disabled" in line:
+        elif "disabled" in line.split() or name in off:
             checks.append(Check(label, False, "installed but disabled", f"jupyter labextension enable {name}"))
+        elif off:
+            checks.append(Check(label, False, f"plugin{'s' if len(off) > 1 else ''} disabled: {', '.join(off)}",
+                                "; ".join(f"jupyter labextension enable {d}" for d in off)))
         else:
             checks.append(Check(label, True, " ".join(line.split())))
     return checks
@@ -97,21 +139,44 @@ def check_server_extension() -> Check:
     return Check("nbgrader server extension", True, "enabled")
 
 
+def _notebooks(name: str, folder: Path, pattern: str, noun: str, restore: str) -> Check:
+    found = sorted(folder.glob(pattern)) if folder.is_dir() else []
+    if not found:
+        return Check(name, False, f"no {noun} under {folder}", restore)
+    unreadable = [p for p in found if not os.access(p, os.R_OK)]
+    if unreadable:
+        return Check(name, False, f"unreadable: {', '.join(map(str, unreadable[:3]))}", "fix the permissions (chmod u+r)")
+    return Check(name, True, f"{len(found)} {noun} under {folder}")
+
+
 def check_course_files(root: Path) -> Check:
     start = root / START_PAGE
     try:
-        lessons = sorted((root / "course").glob("m*/*.ipynb"))
         json.loads(start.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return Check("course files", False, f"{start} not found", "run the course from its repository (or set COURSE_ROOT to it)")
     except (OSError, ValueError) as exc:
         return Check("course files", False, f"cannot read {start}: {exc}", f"check permissions of {root / 'course'} or restore it with git checkout")
-    if not lessons:
-        return Check("course files", False, f"no lesson notebooks under {root / 'course'}", "restore course/ with git checkout")
-    unreadable = [p for p in lessons if not os.access(p, os.R_OK)]
-    if unreadable:
-        return Check("course files", False, f"unreadable: {', '.join(map(str, unreadable[:3]))}", "fix the permissions (chmod u+r)")
-    return Check("course files", True, f"{len(lessons)} lesson notebooks under {root / 'course'}")
+    return _notebooks("course files", root / "course", "m*/*.ipynb", "lesson notebooks", "restore course/ with git checkout")
+
+
+def check_labs(root: Path) -> Check:
+    return _notebooks("lab notebooks", root / "labs", "*/*.ipynb", "lab notebooks", "restore labs/ with git checkout labs")
+
+
+def check_banks(root: Path) -> Check:
+    """The banks load and pass their self-test: the quiz widgets refuse a bank that does not."""
+    folder = root / "quizzes"
+    if not folder.is_dir():
+        return Check("question banks", False, f"{folder} not found", "restore quizzes/ with git checkout quizzes")
+    from .quiz.bank import bank_files
+    from .quiz.selftest import check_banks as bank_check
+
+    problems = bank_check(folder)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        return Check("question banks", False, f"{problems[0]}{more}", "run `course quiz check` to list every problem")
+    return Check("question banks", True, f"{len(bank_files(folder))} banks under {folder} load and pass their self-test")
 
 
 def _progress_dir() -> Path:
@@ -139,7 +204,8 @@ def check_progress_writable() -> Check:
 def run_checks(root: Path | None = None) -> list[Check]:
     root = root or course_root()
     return [check_python(), check_torch(), *check_packages(), *check_lab_extensions(),
-            check_server_extension(), check_course_files(root), check_progress_writable()]
+            check_server_extension(), check_course_files(root), check_labs(root), check_banks(root),
+            check_progress_writable()]
 
 
 def main(root: Path | None = None) -> int:

@@ -25,7 +25,8 @@ def test_doctor_passes_here(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     assert "All" in result.stdout and "checks passed" in result.stdout
     for piece in ("PyTorch", "labs will run on", "nbgrader lab extension", "widgets manager",
-                  "nbgrader server extension", "course files", "progress store"):
+                  "nbgrader server extension", "course files", "lab notebooks", "question banks",
+                  "progress store", "(needs >=0.9.6,<0.10)"):
         assert piece in result.stdout
 
 
@@ -42,12 +43,92 @@ def test_doctor_reports_disabled_extensions(tmp_path):
     assert "fix: jupyter server extension enable nbgrader" in result.stdout
 
 
+def lab_config(tmp_path: Path, disabled: dict) -> Path:
+    """A Jupyter config folder whose page_config.json disables `disabled` (as a student's might)."""
+    config = tmp_path / "jupyter-config"
+    (config / "labconfig").mkdir(parents=True)
+    (config / "labconfig" / "page_config.json").write_text(json.dumps({"disabledExtensions": disabled}))
+    return config
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("disabled, label, detail, fix", [
+    ("@jupyter-widgets/jupyterlab-manager", "widgets manager (lab extension)", "installed but disabled",
+     "jupyter labextension enable @jupyter-widgets/jupyterlab-manager"),
+    ("@jupyter/nbgrader:create-assignment", "nbgrader lab extension",
+     "plugin disabled: @jupyter/nbgrader:create-assignment",
+     "jupyter labextension enable @jupyter/nbgrader:create-assignment"),
+])
+def test_doctor_reports_a_disabled_extension_or_single_plugin(tmp_path, monkeypatch, disabled, label, detail, fix):
+    from coursekit.doctor import check_lab_extensions
+
+    monkeypatch.setenv("JUPYTER_CONFIG_DIR", str(lab_config(tmp_path, {disabled: True})))
+    checks = {c.name: c for c in check_lab_extensions()}
+    assert not checks[label].ok and checks[label].detail == detail and checks[label].fix == fix
+    assert all(c.ok for name, c in checks.items() if name != label)  # only the one switched off
+
+
+@pytest.mark.parametrize("dist, version", [("nbgrader", "0.9.5"), ("nbgrader", "0.10.0"),
+                                           ("jupyterlab", "4.1.8"), ("jupyterlab", "5.0.0"),
+                                           ("ipywidgets", "7.8.1"), ("ipywidgets", None)])
+def test_doctor_enforces_the_pyproject_version_ranges(monkeypatch, dist, version):
+    from coursekit import doctor
+
+    real = doctor._version
+    monkeypatch.setattr(doctor, "_version", lambda name: version if name == dist else real(name))
+    checks = {c.name: c for c in doctor.check_packages()}
+    assert set(checks) == {"jupyterlab", "nbgrader", "ipywidgets"}
+    bad = checks[dist]
+    assert not bad.ok and dist in bad.fix and str(version or "not installed") in bad.detail
+    assert all(c.ok for name, c in checks.items() if name != dist)
+    assert "(needs >=0.9.6,<0.10)" in checks["nbgrader"].detail  # read from pyproject via the installed metadata
+
+
+def test_doctor_version_ranges_come_from_pyproject():
+    import tomllib
+
+    from packaging.requirements import Requirement
+
+    from coursekit.doctor import CHECKED_PACKAGES, required_ranges
+
+    declared = [Requirement(line) for line in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]]
+    ranges = required_ranges()  # a stale install (pyproject changed, not reinstalled) fails here
+    assert all(ranges[r.name] == r.specifier for r in declared if r.name in CHECKED_PACKAGES)
+
+
 def _fake_course(tmp_path: Path) -> Path:
     root = tmp_path / "fake-course"
     (root / "course" / "m1-x").mkdir(parents=True)
     shutil.copy(ROOT / "course" / "index.ipynb", root / "course" / "index.ipynb")
     (root / "course" / "m1-x" / "01-a.ipynb").write_text("{}")
+    (root / "labs" / "lab1-x").mkdir(parents=True)
+    (root / "labs" / "lab1-x" / "lab1-x.ipynb").write_text("{}")
+    shutil.copytree(ROOT / "tests" / "fixtures" / "quiz" / "good", root / "quizzes")
     return root
+
+
+def test_doctor_reports_missing_labs_folder(tmp_path):
+    from coursekit.doctor import check_labs
+
+    root = _fake_course(tmp_path)
+    assert check_labs(root).ok
+    shutil.rmtree(root / "labs")
+    check = check_labs(root)
+    assert not check.ok and str(root / "labs") in check.detail and "git checkout labs" in check.fix
+
+
+def test_doctor_reports_missing_or_broken_banks(tmp_path):
+    from coursekit.doctor import check_banks
+
+    root = _fake_course(tmp_path)
+    assert check_banks(root).ok, check_banks(root)
+    shutil.copytree(ROOT / "tests" / "fixtures" / "quiz" / "broken" / "m9", root / "quizzes" / "m8")
+    check = check_banks(root)
+    assert not check.ok and ".yaml" in check.detail and "more)" in check.detail
+    assert "course quiz check" in check.fix
+    shutil.rmtree(root / "quizzes")
+    check = check_banks(root)
+    assert not check.ok and "not found" in check.detail
 
 
 def test_doctor_reports_corrupt_course_folder(tmp_path):
