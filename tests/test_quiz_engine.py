@@ -67,6 +67,18 @@ def test_numeric_scoring_tolerance_and_mistakes(banks):
         grade(q, "lots")
 
 
+def test_numeric_absolute_tolerance(banks):
+    from dataclasses import replace
+
+    # The same 140 GB item with {abs: 0.5}: a fixed band, whatever the answer's size.
+    q = instantiate(replace(item(banks, "m9-l1-weights-70b"), tolerance={"abs": 0.5}), 0)
+    assert grade(q, 140).correct and grade(q, 140.5).correct and grade(q, 139.5).correct
+    assert not grade(q, 140.6).correct and not grade(q, 139.4).correct
+    assert not grade(q, 142).correct                                 # {rel: 0.02} would accept this
+    assert "FP32" in grade(q, 280.3).feedback                        # mistakes match with the same band
+    assert not grade(q, 281).correct and "FP32" not in grade(q, 281).feedback
+
+
 def test_single_and_multi_scoring(banks):
     single = instantiate(item(banks, "m9-l1-kv"), 0)
     right = single.correct_response()

@@ -71,6 +71,42 @@ def test_unfinished_attempt_resumes_after_restart_then_new_draw():
     assert again.seed != quiz.seed and again.view.box is box  # the displayed box updates in place
 
 
+def test_wrong_answer_before_a_restart_stays_wrong_first_time():
+    quiz = show_quiz("m9-l1", root=GOOD)
+    q0 = quiz.view.questions[0]
+    q0.set_response(wrong_response(q0.q))
+    quiz.view.check_buttons[0].click()
+    again = show_quiz("m9-l1", root=GOOD)                   # kernel restart: the same attempt comes back
+    view = again.view
+    assert view.first_try == {q0.q.id: False} and "not yet right" in view.questions[0].feedback.value
+    assert "Score: 0 / 3 right on the first try (1 of 3 answered)" in view.score.value
+    view.questions[0].set_response(q0.q.correct_response())
+    view.check_buttons[0].click()
+    assert "Score: 0 / 3 right on the first try (1 of 3 answered)" in view.score.value
+    assert "Why:" in view.questions[0].feedback.value        # second try overall: the explanation shows
+    record = progress.quiz_attempts("m9-l1")[-1]["items"][q0.q.id]
+    assert record["first_correct"] is False and record["correct"] is True and record["tries"] == 2
+
+
+def test_numeric_question_shows_its_units():
+    quiz = show_quiz("m9-l1", seed=0, root=GOOD, record=False)
+    numeric = [v for v in quiz.view.questions if v.q.type in ("numeric", "param")]
+    assert numeric, "seed 0 should draw a numeric item"
+    for view in numeric:
+        row = view.box.children[1]                           # the answer box and its units, side by side
+        assert view.input in row.children
+        assert [w.value for w in row.children if w is not view.input] == [view.q.item.units]
+
+
+def test_module_test_with_no_questions_submits_without_dividing_by_zero():
+    from coursekit.quiz.widgets import ModuleTestView
+
+    view = ModuleTestView("Empty", [], 0.8)
+    result = view.submit()
+    assert result == {"score": 0, "total": 0, "passed": False, "items": {}}
+    assert "Score: 0 / 0 (0%): not passed" in view.result.value
+
+
 def test_explicit_seed_is_deterministic():
     a = show_quiz("m9-l1", seed=5, root=GOOD, record=False)
     b = show_quiz("m9-l1", seed=5, root=GOOD, record=False)

@@ -168,11 +168,19 @@ class LessonQuizView:
         self.box = widgets.VBox(children, layout=FULL)
         self.box.add_class("course-quiz")
         for view, button in zip(self.questions, self.check_buttons):
-            if done and done.get(view.q.id, {}).get("correct"):
-                self.first_try[view.q.id] = done[view.q.id].get("first_correct", False)
+            record = (done or {}).get(view.q.id)
+            if not record:
+                continue
+            # The store decides the first try for every answered item, right or not yet right, so an
+            # answer that was wrong before a kernel restart never becomes right first time after it.
+            self.first_try[view.q.id] = record.get("first_correct", False)
+            self.tries[view.q.id] = record.get("tries", 1)
+            if record.get("correct"):
                 view.feedback.value = feedback_html(None, note="Answered correctly earlier in this attempt.")
                 view.disable()
                 button.disabled = True
+            else:
+                view.feedback.value = feedback_html(None, note="Answered earlier in this attempt, not yet right: try again.")
         self._update_score()
 
     def check(self, view: QuestionView, button: widgets.Button) -> Outcome | None:
@@ -257,7 +265,7 @@ class ModuleTestView:
         note = _safe_record(lambda: self.on_submit(items)) if self.on_submit else ""
         verdict = "course-quiz-correct" if passed else "course-quiz-incorrect"
         self.result.value = (f"<div class='course-quiz-feedback {verdict}'><span class='course-quiz-score'>"
-                             f"Score: {score} / {total} ({score / total:.0%}): "
+                             f"Score: {score} / {total} ({score / total if total else 0:.0%}): "
                              f"{'passed' if passed else f'not passed (pass mark {self.pass_mark:.0%})'}"
                              f"</span> {to_html(note)}</div>")
         return {"score": score, "total": total, "passed": passed, "items": items}
