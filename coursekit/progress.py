@@ -172,21 +172,28 @@ def record_quiz(bank_id: str, *, module: str, seed: int, shown: list[str], item_
     return update(change)
 
 
+def module_test_attempts(module: str, bank_id: str, student: str) -> list[dict]:
+    """The submitted attempts of one student at one module test, oldest first."""
+    attempts = load()["module_tests"].get(module, {}).get("attempts", [])
+    return [a for a in attempts if a.get("bank") == bank_id and a.get("student") == student]
+
+
 def record_module_test(module: str, *, bank_id: str, student: str, seed: int, items: dict[str, dict],
-                       pass_mark: float) -> dict:
-    """Record a submitted module test; `items` maps item id -> {response, correct}. Returns the attempt."""
+                       pass_mark: float, attempt: int = 1) -> dict:
+    """Record submitted attempt number `attempt`; `items` maps item id -> {response, correct}. Returns the record."""
     total = len(items)
     score = sum(bool(v.get("correct")) for v in items.values())
-    attempt = {"time": _now(), "bank": bank_id, "student": student, "seed": seed, "score": score, "total": total,
-               "pass_mark": pass_mark, "passed": total > 0 and score / total >= pass_mark - 1e-12,
-               "items": {k: {"response": _jsonable(v.get("response")), "correct": bool(v.get("correct"))}
-                         for k, v in items.items()}}
+    record = {"time": _now(), "bank": bank_id, "student": student, "attempt": attempt, "seed": seed,
+              "score": score, "total": total,
+              "pass_mark": pass_mark, "passed": total > 0 and score / total >= pass_mark - 1e-12,
+              "items": {k: {"response": _jsonable(v.get("response")), "correct": bool(v.get("correct"))}
+                        for k, v in items.items()}}
 
     def change(data):
-        data["module_tests"].setdefault(module, {"attempts": []})["attempts"].append(attempt)
+        data["module_tests"].setdefault(module, {"attempts": []})["attempts"].append(record)
 
     update(change)
-    return attempt
+    return record
 
 
 def lab_module(lab_id: str) -> str:

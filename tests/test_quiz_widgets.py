@@ -147,6 +147,28 @@ def test_module_test_per_student_submit_feedback_and_record():
     assert summary == {"attempts": 1, "best": 0.8, "best_score": "12/15", "passed": True}
 
 
+def test_module_test_retake_is_a_new_draw_per_attempt():
+    from coursekit.quiz.engine import derive_seed
+
+    def shown(test):
+        return [(q.q.id, q.q.stem) for q in test.view.questions]
+
+    first = show_module_test("m9", student="dana", root=GOOD)
+    assert first.attempt == 1 and first.seed == derive_seed("module-test", "dana", "m9-module-test")  # as before
+    assert shown(show_module_test("m9", student="dana", root=GOOD)) == shown(first)  # until submitted
+    first.view.submit(force=True)
+    second = show_module_test("m9", student="dana", root=GOOD)
+    assert second.attempt == 2 and second.seed != first.seed
+    assert shown(second) != shown(first)
+    assert shown(show_module_test("m9", student="dana", root=GOOD)) == shown(second)  # reproducible
+    for n, test in ((1, first), (2, second)):                  # and from the attempt number alone
+        assert shown(show_module_test("m9", student="dana", root=GOOD, record=False, attempt=n)) == shown(test)
+    second.view.submit(force=True)
+    stored = progress.module_test_attempts("m9", "m9-module-test", "dana")
+    assert [(a["attempt"], a["seed"]) for a in stored] == [(1, first.seed), (2, second.seed)]
+    assert show_module_test("m9", student="erin", root=GOOD).attempt == 1  # counted per student
+
+
 def test_module_test_below_pass_mark_fails():
     view = show_module_test("m9", student="carol", root=GOOD).view
     for qv in view.questions[:11]:

@@ -21,8 +21,12 @@ def lesson_seed(learner: str, bank_id: str, attempt: int) -> int:
     return derive_seed("lesson", learner, bank_id, attempt)
 
 
-def module_test_seed(student: str, bank_id: str) -> int:
-    return derive_seed("module-test", student, bank_id)
+def module_test_seed(student: str, bank_id: str, attempt: int = 1) -> int:
+    """Attempt n of a student: its own draw and numbers, so a retake after the key was shown is a new
+    test. Attempt 1 keeps the seed it always had (results already recorded stay reproducible)."""
+    if attempt == 1:
+        return derive_seed("module-test", student, bank_id)
+    return derive_seed("module-test", student, bank_id, attempt)
 
 
 class LessonQuiz:
@@ -106,24 +110,32 @@ def module_test_bank(module: str, banks: dict[str, Bank]) -> Bank | None:
 
 
 class ModuleTest:
-    def __init__(self, bank: Bank, banks: dict[str, Bank], student: str, record: bool = True):
+    def __init__(self, bank: Bank, banks: dict[str, Bank], student: str, record: bool = True,
+                 attempt: int | None = None):
         self.bank, self.student, self.record = bank, student, record
-        self.seed = module_test_seed(student, bank.id)
+        # The next attempt after those submitted: redisplaying before submitting shows the same test.
+        if attempt is None:
+            attempt = len(progress.module_test_attempts(bank.module, bank.id, student)) + 1 if record else 1
+        self.attempt = attempt
+        self.seed = module_test_seed(student, bank.id, attempt)
         self.questions = build_quiz(bank, pool(bank, banks), self.seed)
         self.view = ModuleTestView(bank.title, self.questions, bank.pass_mark,
                                    on_submit=self._record if record else None)
 
     def _record(self, items: dict) -> None:
         progress.record_module_test(self.bank.module, bank_id=self.bank.id, student=self.student, seed=self.seed,
-                                    items=items, pass_mark=self.bank.pass_mark)
+                                    items=items, pass_mark=self.bank.pass_mark, attempt=self.attempt)
 
     def _ipython_display_(self):
         pass  # already displayed by show_module_test
 
 
 def show_module_test(module: str, *, student: str | None = None, root: str | Path = "quizzes",
-                     record: bool = True):
-    """Display module `module`'s test: 15 questions drawn for this student, submitted as a whole."""
+                     record: bool = True, attempt: int | None = None):
+    """Display module `module`'s test: 15 questions drawn for this student, submitted as a whole.
+
+    Each attempt (the next one after those in the progress store, or `attempt`) has its own draw.
+    """
     from .bank import scan_banks
 
     banks, _ = scan_banks(root)
@@ -138,6 +150,6 @@ def show_module_test(module: str, *, student: str | None = None, root: str | Pat
     if error is not None:
         _display(error)
         return error
-    test = ModuleTest(bank, banks, student or progress.learner_id(), record)
+    test = ModuleTest(bank, banks, student or progress.learner_id(), record, attempt)
     _display(test.view.box)
     return test
