@@ -34,3 +34,22 @@ def test_committed_student_version_matches_solutions(lab, tmp_path):
             f"{committed} is stale relative to solutions/{lab}: run `autograder generate {lab}` and commit the result")
     extra = {p.name for p in (ROOT_COURSE.labs / lab).glob("*.ipynb")} - {p.name for p in fresh}
     assert not extra, f"labs/{lab} has notebooks that solutions/{lab} does not generate: {sorted(extra)}"
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_every_cell_but_solutions_is_locked(lab):
+    """Students edit solution cells only: every other cell carries nbgrader metadata with locked=True in
+    solutions/, so the generated student version marks it read-only and nbgrader restores it at grading."""
+    for path in sorted((ROOT_COURSE.solutions / lab).glob("*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        unlocked = [i for i, c in enumerate(nb.cells)
+                    if not (c.metadata.get("nbgrader") or {}).get("solution")
+                    and not (c.metadata.get("nbgrader") or {}).get("locked")]
+        assert not unlocked, f"{path}: cells {unlocked} are neither solution cells nor locked"
+        ids = [c.metadata["nbgrader"]["grade_id"] for c in nb.cells]
+        assert len(ids) == len(set(ids)), f"{path}: duplicate grade_id"
+    for path in sorted((ROOT_COURSE.labs / lab).glob("*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        editable = [i for i, c in enumerate(nb.cells)
+                    if not c.metadata["nbgrader"].get("solution") and c.metadata.get("editable", True)]
+        assert not editable, f"{path}: cells {editable} are editable in the student version"
