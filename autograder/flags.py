@@ -15,7 +15,7 @@ TESTING_ROOTS = {"unittest", "testing", "TestCase", "pytest", "autograder", "bui
 ASSERT_NAMES = re.compile(r"^(assert\w*|isclose|allclose|array_equal|equal|approx|encode|compare|dumps)$")
 GRADING_ENV = re.compile(r"NBGRADER|GRAD|COURSE|SECRET|AUTOGRADER|JUPYTER|PYTEST|CI$", re.I)
 HIDDEN_WORDS = re.compile(r"solutions|instructor-secret|gradebook|submitted|autograded|/proc/self/environ"
-                          r"|/proc/\d+|\.\./", re.I)
+                          r"|/proc/\d+|\.\./|(?:^|/)\.git(?:/|$)", re.I)
 EXIT_CALLS = {"sys.exit", "os._exit", "exit", "quit", "os.abort", "os.kill", "os.killpg",
               "signal.raise_signal", "signal.pthread_kill", "get_ipython().ask_exit"}
 FORK_CALLS = re.compile(r"^(os\.(fork|forkpty|system|popen|spawn\w*|posix_spawn\w*|exec\w*)|pty\.\w+|"

@@ -248,8 +248,28 @@ def needed_paths() -> tuple[str, ...]:
     return tuple(sorted(paths))
 
 
+def git_dirs(path: Path) -> list[Path]:
+    """The git metadata of the repository holding `path`: solution notebooks are tracked, so their
+    blobs sit in .git/objects. A worktree's or submodule's .git is a file naming its real git dir,
+    which shares the main repository's objects (its `commondir`): all of them are returned."""
+    for folder in (path, *path.parents):
+        dot_git = folder / ".git"
+        if dot_git.is_dir():
+            return [dot_git]
+        if dot_git.is_file():
+            found = [dot_git]
+            text = dot_git.read_text(errors="replace").strip()
+            if text.startswith("gitdir:"):
+                gitdir = (folder / text[len("gitdir:"):].strip()).resolve()
+                common = gitdir / "commondir"
+                found += [gitdir, (gitdir / common.read_text().strip()).resolve() if common.is_file() else gitdir]
+            return found
+    return []
+
+
 def default_hidden(course_root: Path, notebook: Path, solution: Path, extra=()) -> tuple[tuple[str, str], ...]:
-    """Paths no student may read: solutions, secrets, gradebook, everyone's submissions and outputs."""
+    """Paths no student may read: solutions, secrets, gradebook, everyone's submissions and outputs,
+    and the git history of the course and of this code checkout."""
     hidden: list[tuple[Path, str]] = [
         (course_root / "solutions", "solutions"), (course_root / "source", "solutions"),
         (course_root / "submitted", "submissions"), (course_root / "autograded", "autograded notebooks"),
@@ -265,6 +285,9 @@ def default_hidden(course_root: Path, notebook: Path, solution: Path, extra=()) 
             hidden += [(parent, "submissions"), (parent.parent / "autograded", "autograded notebooks"),
                        (parent.parent / "feedback", "feedback"), (parent.parent / "gradebook.db", "gradebook"),
                        (parent.parent / "source", "solutions")]
+    checkout = Path(__file__).resolve().parent.parent
+    for root in (course_root, checkout, solution, notebook):
+        hidden += [(path, "git repository") for path in git_dirs(root)]
     hidden += [(Path(p), "instructor paths") for p in extra]
     seen, result = set(), []
     for path, label in hidden:

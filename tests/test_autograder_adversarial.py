@@ -6,8 +6,11 @@ disturb the others.
 """
 from __future__ import annotations
 
+import ast
+import json
 import os
 import sys
+import uuid
 from pathlib import Path
 
 import pytest
@@ -40,17 +43,30 @@ ROOT = Path(__file__).resolve().parent.parent
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="the full sandbox needs root (see docs/SANDBOX.md)")
 
 
+def _course(folder: Path) -> tuple[str, tuple[Path, ...]]:
+    """Instructor files beside the submissions, as a real course has them: an instructor secret (hidden
+    the way the pipeline hides course paths) and a gradebook. Returns the secret and the extra hidden paths."""
+    secret = f"instructor-secret-{uuid.uuid4().hex}"
+    (folder / "instructor-secret").write_text(secret + "\n")
+    (folder / "gradebook.db").write_text("gradebook rows " * 100)
+    return secret, (folder / "instructor-secret",)
+
+
 @pytest.fixture(scope="module")
 def batch(tmp_path_factory):
     folder = tmp_path_factory.mktemp("adversarial")
-    paths = catalog.write_all(folder)
-    honest_before = paths["honest"].read_bytes()
+    secret, hide = _course(folder)
     spec = load_spec(catalog.SPEC_FILE)
-    with GradingPool(2, LIMITS) as pool:
-        futures = {name: pool.submit(path, spec, student_id=name, secret=SECRET) for name, path in paths.items()}
-        results = {name: future.result() for name, future in futures.items()}
-        uids = pool.worker_uids
-    return {"uids": uids, "folder": folder, "paths": paths, "results": results, "honest_before": honest_before}
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("COURSE_GRADING_SECRET", secret)     # the grader's environment must not reach students
+        with GradingPool(2, LIMITS, hide=hide) as pool:
+            paths = catalog.write_all(folder, jobs=str(pool._jobs))
+            honest_before = paths["honest"].read_bytes()
+            futures = {name: pool.submit(path, spec, student_id=name, secret=SECRET) for name, path in paths.items()}
+            results = {name: future.result() for name, future in futures.items()}
+            uids = pool.worker_uids
+    return {"uids": uids, "folder": folder, "paths": paths, "results": results, "honest_before": honest_before,
+            "secret": secret}
 
 
 @pytest.mark.slow
@@ -76,15 +92,47 @@ def test_submission_gets_its_grade_reason_and_flags(batch, submission):
         assert text in messages
 
 
+def _seen(result) -> list:
+    """What a reading submission got back for each path, from its RuntimeError message."""
+    message = next(t.message for t in result.tasks if t.grade_id == "test_intensity")
+    text = message.split("RuntimeError: ", 1)[-1]
+    try:
+        return ast.literal_eval(text[:text.rindex("]") + 1])
+    except (ValueError, SyntaxError):
+        return [message]                     # cut short by file contents: the caller's check shows it
+
+
 @pytest.mark.slow
 @needs_root
 def test_nothing_secret_was_read_and_nothing_outside_was_written(batch):
-    read = next(t for t in batch["results"]["read_secret"].tasks if t.grade_id == "test_intensity")
-    assert "b'" not in read.message and "None" in read.message      # only error names, no file bytes, no secret
-    assert "PermissionError" in read.message or "FileNotFoundError" in read.message
+    seen = _seen(batch["results"]["read_secret"])
+    *files, env = seen
+    # every protected file gave an error or nothing (/dev/null over hidden files), the environment no secret
+    assert all(item in (b"", "FileNotFoundError", "PermissionError", "IsADirectoryError") for item in files), seen
+    assert env is None
     assert not (ROOT / "hacked-by-student.txt").exists()
     assert not Path("/etc/hacked-by-student").exists()
     assert batch["paths"]["honest"].read_bytes() == batch["honest_before"]
+
+
+@pytest.mark.slow
+@needs_root
+def test_secrets_never_reach_a_student(batch):
+    """Whatever a submission tried, no text it could send back holds the instructor secret."""
+    real = ROOT / "autograder" / "instructor-secret"
+    secrets = [batch["secret"], SECRET.decode()] + ([real.read_text().strip()] if real.exists() else [])
+    for name, result in batch["results"].items():
+        text = json.dumps(result.to_json())
+        assert not any(secret in text for secret in secrets), name
+
+
+@pytest.mark.slow
+@needs_root
+def test_git_history_gradebook_and_job_files_are_out_of_reach(batch):
+    # solution notebooks are tracked in git: .git/objects would hand out their blobs
+    seen = _seen(batch["results"]["read_git"])
+    assert (ROOT / ".git").exists()
+    assert all(item in (b"", [], "FileNotFoundError", "PermissionError") for item in seen), seen
 
 
 @pytest.mark.slow
@@ -100,9 +148,10 @@ def test_no_process_outlives_its_submission(batch):
 def test_results_are_deterministic(batch, tmp_path):
     names = ["honest", "partial", "visible_only", "rigged_eq", "tensor_subclass", "not_json", "missing_cell",
              "read_secret", "env_sniff", "patch_asserts", "os_exit", "memory_hog"]
+    _, hide = _course(tmp_path)
     paths = catalog.write_all(tmp_path, names)
     spec = load_spec(catalog.SPEC_FILE)
-    with GradingPool(2, LIMITS) as pool:
+    with GradingPool(2, LIMITS, hide=hide) as pool:
         again = {n: pool.submit(p, spec, student_id=n, secret=SECRET).result() for n, p in paths.items()}
     for name in names:
         first, second = batch["results"][name].to_json(), again[name].to_json()

@@ -247,6 +247,25 @@ def test_default_hidden_paths_cover_course_and_siblings(tmp_path):
     assert hidden_paths["/repo/autograder/instructor-secret"] == "instructor secret"
 
 
+def test_default_hidden_paths_include_git_metadata(tmp_path):
+    """Solution notebooks are tracked in git, so the course's .git (and a worktree's real git dirs) are hidden."""
+    from autograder.sandbox import default_hidden
+
+    course, main = tmp_path / "course", tmp_path / "main"
+    (course / ".git" / "objects").mkdir(parents=True)
+    (main / ".git" / "worktrees" / "wt").mkdir(parents=True)
+    (main / ".git" / "worktrees" / "wt" / "commondir").write_text("../..\n")
+    (tmp_path / "wt").mkdir()
+    (tmp_path / "wt" / ".git").write_text(f"gitdir: {main / '.git' / 'worktrees' / 'wt'}\n")
+    notebook = tmp_path / "wt" / "submitted" / "alice" / "lab" / "lab.ipynb"
+    hidden_paths = dict(default_hidden(course, notebook, course / "solutions" / "lab" / "lab.ipynb"))
+    for git in (course / ".git", tmp_path / "wt" / ".git", main / ".git" / "worktrees" / "wt", main / ".git"):
+        assert hidden_paths[str(git)] == "git repository", git
+    checkout = Path(__file__).resolve().parent.parent
+    if (checkout / ".git").is_dir():                 # the code checkout's own history too
+        assert hidden_paths[str(checkout / ".git")] == "git repository"
+
+
 def _worker_pids() -> list[int]:
     pids = []
     for name in os.listdir("/proc"):
