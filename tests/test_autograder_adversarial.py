@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import socket
 import sys
 import uuid
 from pathlib import Path
@@ -56,17 +57,20 @@ def _course(folder: Path) -> tuple[str, tuple[Path, ...]]:
 def batch(tmp_path_factory):
     folder = tmp_path_factory.mktemp("adversarial")
     secret, hide = _course(folder)
+    # A port the test process listens on, outside the sandbox: the network submission must not reach it.
+    listener = socket.create_server(("127.0.0.1", 0))
     spec = load_spec(catalog.SPEC_FILE)
     with pytest.MonkeyPatch.context() as env:
         env.setenv("COURSE_GRADING_SECRET", secret)     # the grader's environment must not reach students
         with GradingPool(2, LIMITS, hide=hide) as pool:
-            paths = catalog.write_all(folder, jobs=str(pool._jobs))
+            paths = catalog.write_all(folder, jobs=str(pool._jobs), port=str(listener.getsockname()[1]))
             honest_before = paths["honest"].read_bytes()
             futures = {name: pool.submit(path, spec, student_id=name, secret=SECRET) for name, path in paths.items()}
             results = {name: future.result() for name, future in futures.items()}
             uids = pool.worker_uids
-    return {"uids": uids, "folder": folder, "paths": paths, "results": results, "honest_before": honest_before,
-            "secret": secret}
+    with listener:
+        yield {"uids": uids, "folder": folder, "paths": paths, "results": results, "honest_before": honest_before,
+               "secret": secret, "listener": listener}
 
 
 @pytest.mark.slow
@@ -133,6 +137,18 @@ def test_git_history_gradebook_and_job_files_are_out_of_reach(batch):
     seen = _seen(batch["results"]["read_git"])
     assert (ROOT / ".git").exists()
     assert all(item in (b"", [], "FileNotFoundError", "PermissionError") for item in seen), seen
+
+
+@pytest.mark.slow
+@needs_root
+def test_network_is_unreachable_from_the_sandbox(batch):
+    listener = batch["listener"]
+    listener.setblocking(False)
+    with pytest.raises(BlockingIOError):
+        listener.accept()                    # nobody connected from inside the sandbox
+    with socket.create_connection(listener.getsockname(), timeout=5):
+        listener.setblocking(True)
+        listener.accept()[0].close()         # while a connection from outside it does arrive
 
 
 @pytest.mark.slow
