@@ -11,9 +11,9 @@ With a roster (CSV with a student_id column and any of canvas_id, name, sis_user
 section), a name from rules 2-3 may be any of a row's ids, and a name not on the roster is refused.
 
 Refused, each with a message, while the rest carry on: entries that escape the target folder
-(absolute paths, `..`), symlinks, files over the size cap, names that match no rule or no roster
-row, ids outside the safe alphabet, and several files mapping to one student (duplicates: the
-instructor decides which one counts).
+(absolute paths, `..`), symlinks, files over the size cap, archive entries without a valid date,
+names that match no rule or no roster row, ids outside the safe alphabet, and several files
+mapping to one student (duplicates: the instructor decides which one counts).
 """
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ CANVAS = re.compile(r"^(?P<key>[A-Za-z0-9_]+?)(?:_late|_LATE)?_(?P<uid>\d+)_(?P<
 class Entry:
     name: str                      # path inside the source, as given
     size: int
-    mtime: float
+    mtime: float | None            # None: the archive records no valid date
     read: Callable[[int], bytes]   # read at most n bytes
     problem: str | None = None     # set when the entry is refused before mapping
 
@@ -128,7 +128,10 @@ def entries_from_zip(archive: zipfile.ZipFile) -> list[Entry]:
         problem = _unsafe(info.filename)
         if not problem and stat.S_ISLNK(mode):
             problem = "symlink (refused: it could point anywhere)"
-        mtime = dt.datetime(*info.date_time, tzinfo=dt.timezone.utc).timestamp()
+        try:
+            mtime = dt.datetime(*info.date_time, tzinfo=dt.timezone.utc).timestamp()
+        except ValueError:         # a zeroed DOS date (month or day 0) or another impossible one
+            mtime = None
         found.append(Entry(info.filename, info.file_size, mtime, _zip_reader(archive, info), problem))
     return found
 
@@ -208,6 +211,11 @@ def collect(course: Course, source: Path, lab_id: str, *, roster_path: Path | No
                 report.ignored.append((entry.name, "not a notebook"))
             elif entry.size > max_bytes:
                 report.refused.append((entry.name, f"oversized: {entry.size} bytes > cap {max_bytes} (--max-mb)"))
+            elif entry.mtime is None:
+                # Refused, not guessed: the date becomes timestamp.txt, which late penalties read.
+                report.refused.append((entry.name, "invalid date in the archive (zeroed or impossible "
+                                                   "month/day): its submission time is unknown; fix the "
+                                                   "archive or collect the unpacked folder"))
             else:
                 sid, uid, reason = map_entry(entry.name, lab_id, spec.notebook, roster)
                 if sid is None:

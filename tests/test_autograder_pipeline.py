@@ -198,6 +198,23 @@ def test_collect_from_hostile_zip_refuses_each_problem_and_keeps_the_rest(course
     assert "2 collected, 8 refused" in out
 
 
+def test_collect_refuses_a_zip_entry_with_a_zeroed_date_and_collects_the_rest(course, tmp_path):
+    text = notebook_text(course)
+    archive = tmp_path / "lms.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr(zipfile.ZipInfo("nodate.ipynb", date_time=(1980, 0, 0, 0, 0, 0)), text)   # a zeroed DOS date
+        z.writestr(zipfile.ZipInfo("notes.txt", date_time=(1980, 0, 0, 0, 0, 0)), "not a notebook")
+        z.writestr(zipfile.ZipInfo("ada.ipynb", date_time=(2026, 3, 1, 12, 30, 0)), text)
+    done = cli(course, "collect", str(archive), "--lab", LAB, check=False)
+    assert done.returncode == 1, done.stdout + done.stderr           # refused something, did not abort
+    assert "REFUSED   nodate.ipynb: invalid date in the archive" in done.stdout
+    assert "ignored   notes.txt: not a notebook" in done.stdout
+    assert "1 collected, 1 refused, 1 ignored" in done.stdout
+    assert sorted(p.name for p in (course / "submitted").iterdir()) == ["ada"]
+    stamp = (course / "submitted" / "ada" / LAB / "timestamp.txt").read_text()
+    assert stamp.startswith("2026-03-01 12:30:00")
+
+
 # ---------------------------------------------------------------- grading
 
 @pytest.mark.slow
