@@ -8,41 +8,26 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import nbformat
 import pytest
 
-from coursekit.calc import memory, roofline
+from coursekit.calc import kvcache, memory, roofline, serving_cost
+from coursekit.hardware import H100_SXM
+from coursekit.model_configs import LLAMA2_70B
+from lesson_text import Lessons
 
 FOLDER = Path(__file__).resolve().parent.parent / "course" / "m1-training-vs-inference"
 LESSONS = ["01-what-each-does", "02-memory-per-parameter", "03-compute-or-bandwidth", "04-beyond-one-chip"]
-
-
-def _nb(name):
-    return nbformat.read(FOLDER / f"{name}.ipynb", as_version=4)
-
-
-def _markdown(name):
-    return "\n".join(c.source for c in _nb(name).cells if c.cell_type == "markdown")
-
-
-def _code(name):
-    return "\n".join(c.source for c in _nb(name).cells if c.cell_type == "code")
+M1 = Lessons("m1-training-vs-inference")
+_nb, _markdown, _code = M1.nb, M1.markdown, M1.code
 
 
 @pytest.mark.parametrize("index, name", list(enumerate(LESSONS, 1)))
 def test_lesson_structure(index, name):
-    nb = _nb(name)
-    text = _markdown(name)
-    for heading in ("**Learning objectives.**", "## Key terms", "## Summary", "## Quiz"):
-        assert heading in text, f"{name}: missing {heading}"
-    assert "plt.show()" in _code(name), f"{name}: no figure"
-    assert nb.cells[-1].source.strip().endswith(f'show_quiz("m1-l{index}")')
-    for cell in nb.cells:   # committed clean
-        if cell.cell_type == "code":
-            assert cell.outputs == [] and cell.execution_count is None
+    M1.check_structure(name, f"m1-l{index}", ("**Learning objectives.**", "## Key terms", "## Summary", "## Quiz"))
 
 
 @pytest.mark.parametrize("name, seeds", [
+    ("01-what-each-does", ["Seed 003", "Seed 004"]),
     ("02-memory-per-parameter", ["Seed 004", "Seed 003"]),
     ("03-compute-or-bandwidth", ["seed 003", "seed 001"]),
     ("04-beyond-one-chip", ["seed 002"]),
@@ -82,5 +67,72 @@ def test_no_lesson_types_a_computed_ratio_that_code_should_print():
     # The seeds' wrong figures may be quoted; our own computed results are printed from code.
     for name in LESSONS:
         text = _markdown(name)
-        for figure in ("1,120 GB", "153 FLOP", "295 FLOP", "39%"):
+        for figure in ("1,120 GB", "153 FLOP", "295 FLOP", "39%", "730,000", "73,000", "67,281"):
             assert figure not in text, f"{name} types {figure!r}; print it from code"
+
+
+def _errata_cell(name, marker):
+    cells = [c.source for c in _nb(name).cells if c.cell_type == "code" and marker in c.source]
+    assert len(cells) == 1, f"{name}: expected one code cell with {marker!r}, found {len(cells)}"
+    return cells[0]
+
+
+def test_lesson1_errata_corrects_seed_003s_serving_bill():
+    """Seed 003: 1e9 tokens/day at $0.002 per 1K tokens is $730k a year, not $730M; a 10% cut saves $73k."""
+    volume, price = serving_cost.SEED003_TOKENS_PER_DAY, serving_cost.SEED003_PRICE_PER_1K
+    assert (volume, price) == (1e9, 0.002)
+    assert serving_cost.daily_cost(volume, price) == pytest.approx(2_000)
+    assert serving_cost.annual_cost(volume, price) == pytest.approx(730_000)
+    assert serving_cost.annual_savings(volume, price, 0.10) == pytest.approx(73_000)
+    # the seed's figures are 1,000x too big: what $0.002 per *token* would cost
+    assert serving_cost.SEED003_CLAIMED_ANNUAL / serving_cost.annual_cost(volume, price) == pytest.approx(1000)
+    assert serving_cost.annual_cost(volume, price * 1000) == pytest.approx(serving_cost.SEED003_CLAIMED_ANNUAL)
+    assert serving_cost.SEED003_CLAIMED_SAVINGS / serving_cost.annual_savings(volume, price, 0.10) == pytest.approx(1000)
+    # "insignificant within two months" is decades at the seed's volume
+    lo, hi = serving_cost.SEED003_TRAINING_COST
+    assert serving_cost.days_to_match(lo, volume, price) == pytest.approx(25_000)
+    assert serving_cost.days_to_match(hi, volume, price) == pytest.approx(50_000)
+    assert serving_cost.tokens_per_day_to_match(lo, 61, price) == pytest.approx(4.098e11, rel=1e-3)
+    # $0.002 / 1K is gpt-3.5-turbo's price; GPT-4-class list prices were 2.5x-30x higher
+    assert serving_cost.GPT35_TURBO_PER_1K == price
+    assert serving_cost.per_1k_from_per_million(serving_cost.GPT4O_INPUT_PER_M) / price == pytest.approx(2.5)
+    assert serving_cost.GPT4_8K_COMPLETION_PER_1K / price == pytest.approx(30)
+    # the lesson shows all this in one Errata block, computed by these functions
+    errata = _errata_cell(LESSONS[0], "**Errata.**")
+    for needed in ("serving_cost.annual_cost(", "serving_cost.annual_savings(", "gpt-3.5-turbo",
+                   "Seed 003 (lesson 4)", "Seed 004", "orders of magnitude", "serve_tokens_equal"):
+        assert needed in errata, f"lesson 1 Errata block lacks {needed!r}"
+
+
+def test_lesson1_seed_004_correction_lives_in_the_errata_block():
+    # It used to be a sentence in the prose; the Errata block (a code cell rendering Markdown) now holds it.
+    assert "orders of magnitude" not in _markdown(LESSONS[0])
+
+
+def test_serving_cost_rejects_nonsense():
+    with pytest.raises(ValueError, match="serving_cost.py"):
+        serving_cost.daily_cost(-1, 0.002)
+    with pytest.raises(ValueError, match="cut_fraction"):
+        serving_cost.annual_savings(1e9, 0.002, 1.5)
+    assert serving_cost.days_to_match(1e6, 0, 0.002) == float("inf")
+
+
+def test_lesson2_errata_two_80gb_gpus_leave_little_kv_room():
+    """Seed 004: 'two 80 GB GPUs can serve' a 70B model. The weights fit; the KV cache barely does."""
+    pair = 2 * H100_SXM.memory_gb * 1e9
+    weights = memory.model_weight_bytes(LLAMA2_70B)
+    assert (pair - weights) / 1e9 == pytest.approx(22.0, abs=0.5)
+    all_tokens = memory.users_per_replica(LLAMA2_70B, H100_SXM, context=1, chips=2, usable_fraction=1.0)
+    assert all_tokens == kvcache.max_context_tokens(pair, weights, kvcache.model_kv_bytes_per_token(LLAMA2_70B.name))
+    assert 60_000 < all_tokens < 70_000
+    assert memory.users_per_replica(LLAMA2_70B, H100_SXM, context=4096, chips=2, usable_fraction=1.0) == 16
+    assert memory.users_per_replica(LLAMA2_70B, H100_SXM, context=4096, chips=2) == 4      # 10% held back
+    mha = kvcache.max_context_tokens(pair, weights, kvcache.model_kv_bytes_per_token(LLAMA2_70B.name, use_gqa=False))
+    assert all_tokens / mha == pytest.approx(LLAMA2_70B.n_heads / LLAMA2_70B.n_kv_heads, rel=0.01)
+    errata = _errata_cell(LESSONS[1], "Errata (seed 004)")
+    assert "memory.users_per_replica(" in errata and "Two high-end datacenter GPUs" in errata
+
+
+def test_errata_document_has_the_serving_bill_rows():
+    errata = (FOLDER.parent.parent / "docs" / "errata" / "m1.md").read_text()
+    assert "$730,000 a year" in errata and "gpt-3.5-turbo" in errata and "two high-end datacenter GPUs" in errata

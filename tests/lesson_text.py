@@ -1,0 +1,36 @@
+"""What a reader of a lesson notebook is told: its markdown, its code, and the checks every lesson shares.
+
+Used by the per-module lesson tests (tests/test_m1_lessons.py, tests/test_m5_lessons.py).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+
+COURSE = Path(__file__).resolve().parent.parent / "course"
+
+
+class Lessons:
+    def __init__(self, module_folder: str):
+        self.folder = COURSE / module_folder
+
+    def nb(self, name):
+        return nbformat.read(self.folder / f"{name}.ipynb", as_version=4)
+
+    def markdown(self, name):
+        return "\n".join(c.source for c in self.nb(name).cells if c.cell_type == "markdown")
+
+    def code(self, name):
+        return "\n".join(c.source for c in self.nb(name).cells if c.cell_type == "code")
+
+    def check_structure(self, name, quiz_id, headings):
+        """Headings present, a figure drawn, the quiz last, and every code cell committed without outputs."""
+        nb, text = self.nb(name), self.markdown(name)
+        for heading in headings:
+            assert heading in text, f"{name}: missing {heading}"
+        assert "plt.show()" in self.code(name), f"{name}: no figure"
+        assert nb.cells[-1].source.strip().endswith(f'show_quiz("{quiz_id}")')
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                assert cell.outputs == [] and cell.execution_count is None, f"{name}: outputs committed"
