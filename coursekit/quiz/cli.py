@@ -63,7 +63,9 @@ def cmd_grade(args: argparse.Namespace) -> int:
     from . import graded
 
     graded.grading_secret()  # fail before nbgrader runs every notebook without it
-    done = graded._nbgrader(args.course_dir, "autograde", args.assignment)
+    # --force: nbgrader skips a submission it graded before unless its timestamp is newer, so a copy
+    # accepted by hand, a corrected bank or the right secret after a wrong one would keep the old score.
+    done = graded._nbgrader(args.course_dir, "autograde", args.assignment, "--force")
     print(done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "autograde done")
     records = graded.graded_responses(args.course_dir, args.assignment, root=args.root)
     per_student: dict[str, list[bool]] = {}
