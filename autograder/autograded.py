@@ -8,6 +8,7 @@ pipeline recorded. Other code cells lose their outputs: the judge never ran a ke
 """
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from pathlib import Path
@@ -77,10 +78,25 @@ def build(course: Course, lab_id: str, notebook_name: str, submitted: Path, resu
     return nb
 
 
-def write(course: Course, lab_id: str, notebook_name: str, submitted: Path, result: dict) -> Path:
-    """Build and atomically replace autograded/<student>/<lab>/<notebook>."""
+def _target(course: Course, lab_id: str, notebook_name: str, student: str) -> Path:
+    return course.autograded / student / lab_id / notebook_name
+
+
+def stamp(course: Course, lab_id: str, notebook_name: str, student: str) -> str | None:
+    """The stamp `write` left in the student's autograded notebook (None: no readable notebook)."""
+    try:
+        data = json.loads(_target(course, lab_id, notebook_name, student).read_bytes())
+        return data["metadata"]["autograder"]["stamp"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def write(course: Course, lab_id: str, notebook_name: str, submitted: Path, result: dict, stamp: str = "") -> Path:
+    """Build and atomically replace autograded/<student>/<lab>/<notebook>; `stamp` (which submission
+    and result it shows) goes into the notebook's metadata."""
     nb = build(course, lab_id, notebook_name, submitted, result)
-    target = course.autograded / result["student_id"] / lab_id / notebook_name
+    nb.metadata["autograder"] = {"stamp": stamp}
+    target = _target(course, lab_id, notebook_name, result["student_id"])
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
     with os.fdopen(fd, "w", encoding="utf-8") as handle:

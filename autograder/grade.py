@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
+import shutil
 import sys
 from concurrent.futures import as_completed
 from dataclasses import dataclass, field
@@ -107,7 +109,7 @@ def grade_lab(course: Course, lab_id: str, *, secret: bytes, workers: int | None
                 todo.append((sub, digest))
                 continue
             report.skipped += 1
-            _materialize(course, spec, gradebook, sub, row.result)  # redo side effects lost to a crash
+            _publish(course, spec, gradebook, sub, digest, row.result)
         bar = Progress(len(todo), f"grading {lab_id}", progress)
         # The engine hides the repo's and the submission's course folders; name this course's too.
         hide = (course.solutions, course.submitted, course.autograded, course.feedback, course.gradebook)
@@ -137,18 +139,24 @@ def grade_lab(course: Course, lab_id: str, *, secret: bytes, workers: int | None
     return report
 
 
-def _materialize(course: Course, spec: LabSpec, gradebook: GradebookWriter, sub: Submission, result: dict) -> None:
-    target = course.autograded / sub.student_id / spec.lab_id / spec.notebook
-    if not target.exists():
-        autograded.write(course, spec.lab_id, spec.notebook, sub.notebook, result)
-    if not gradebook.has(sub.student_id):
-        gradebook.record(result, _mtime(sub.notebook))
+def _publish(course: Course, spec: LabSpec, gradebook: GradebookWriter, sub: Submission, digest: str,
+             result: dict) -> None:
+    """Make the autograded notebook, the gradebook and feedback show `result`, the stored result of the
+    submission as it is now. A reused row needs this too: a crash may have lost these side effects, and
+    after A, B, then A again they still show B. Only what differs is rewritten."""
+    stamp = hashlib.sha256(f"{digest}\n{json.dumps(result, sort_keys=True)}".encode()).hexdigest()[:32]
+    if autograded.stamp(course, spec.lab_id, spec.notebook, sub.student_id) != stamp:
+        autograded.write(course, spec.lab_id, spec.notebook, sub.notebook, result, stamp)
+        # feedback made from the old notebook is wrong now; `autograder feedback` makes it again
+        shutil.rmtree(course.feedback / sub.student_id / spec.lab_id, ignore_errors=True)
+    submitted_at = _mtime(sub.notebook)
+    if not gradebook.matches(result, submitted_at):
+        gradebook.record(result, submitted_at)
 
 
 def _finish(course, spec, store: Store, gradebook: GradebookWriter, report: BatchReport, sub: Submission,
             digest: str, context: str, result: dict) -> None:
-    autograded.write(course, spec.lab_id, spec.notebook, sub.notebook, result)
-    gradebook.record(result, _mtime(sub.notebook))
+    _publish(course, spec, gradebook, sub, digest, result)
     row = Row(lab_id=spec.lab_id, student_id=sub.student_id, submission_hash=digest, context=context,
               status=result["status"], score=float(result["score"]), max_score=float(result["max_score"]),
               reason=result.get("reason"), result=result)

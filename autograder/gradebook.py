@@ -1,5 +1,6 @@
 """Mirror the pipeline's scores into nbgrader's gradebook, so nbgrader's export, feedback and
-formgrader see them. Idempotent: recording the same result twice leaves the same gradebook."""
+formgrader see them. Idempotent: recording the same result twice leaves the same gradebook, and
+`matches` tells whether a result is already there."""
 from __future__ import annotations
 
 import datetime as dt
@@ -42,27 +43,36 @@ class GradebookWriter:
     def __exit__(self, *exc) -> None:
         self.close()
 
+    def _points(self, result: dict) -> dict[str, float]:
+        """Each grade cell's auto_score for `result` (0 everywhere for a failed submission)."""
+        points = {t["grade_id"]: t["points"] for t in result["tasks"]} if result["status"] == "graded" else {}
+        return {task.grade_id: float(points.get(task.grade_id, 0.0)) for task in self.spec.tasks}
+
+    @staticmethod
+    def _timestamp(submitted_at: float | None):
+        return dt.datetime.fromtimestamp(submitted_at, dt.timezone.utc).replace(tzinfo=None) if submitted_at else None
+
     def record(self, result: dict, submitted_at: float | None = None) -> None:
         student = result["student_id"]
         self.gb.update_or_create_student(student)
-        timestamp = dt.datetime.fromtimestamp(submitted_at, dt.timezone.utc).replace(tzinfo=None) if submitted_at else None
         with warnings.catch_warnings():
             # nbgrader's own add_submission trips SQLAlchemy autoflush warnings; they are harmless noise
             warnings.filterwarnings("ignore", message=".*not in session.*")
-            self.gb.update_or_create_submission(self.spec.lab_id, student, timestamp=timestamp)
-        points = {t["grade_id"]: t["points"] for t in result["tasks"]} if result["status"] == "graded" else {}
-        for task in self.spec.tasks:
-            grade = self.gb.find_grade(task.grade_id, self.notebook_id, self.spec.lab_id, student)
-            grade.auto_score = float(points.get(task.grade_id, 0.0))
+            self.gb.update_or_create_submission(self.spec.lab_id, student, timestamp=self._timestamp(submitted_at))
+        for grade_id, points in self._points(result).items():
+            grade = self.gb.find_grade(grade_id, self.notebook_id, self.spec.lab_id, student)
+            grade.auto_score = points
             grade.needs_manual_grade = False
         self.gb.db.commit()
 
-    def has(self, student: str) -> bool:
+    def matches(self, result: dict, submitted_at: float | None = None) -> bool:
+        """True when the gradebook already holds exactly `result`'s scores and submission time."""
         from nbgrader.api import MissingEntry
 
         try:
-            submission = self.gb.find_submission_notebook(self.notebook_id, self.spec.lab_id, student)
+            submission = self.gb.find_submission_notebook(self.notebook_id, self.spec.lab_id, result["student_id"])
         except MissingEntry:
             return False
-        return all(g.auto_score is not None for g in submission.grades if g.cell.name in
-                   {t.grade_id for t in self.spec.tasks})
+        scores = {g.cell.name: g.auto_score for g in submission.grades}
+        return (submission.assignment.timestamp == self._timestamp(submitted_at)
+                and all(scores.get(grade_id) == points for grade_id, points in self._points(result).items()))

@@ -317,6 +317,42 @@ def test_status_report_export_feedback_after_a_mixed_batch(course, tmp_path):
     assert "5.0 / 6.0" in html or "5 / 6" in html
 
 
+@pytest.mark.slow
+def test_resubmitting_an_earlier_notebook_shows_its_result_everywhere(course, tmp_path):
+    """A, then B, then A again: A's stored row is reused, and the gradebook, the autograded notebook
+    and the feedback must show A's result, not B's."""
+    def submit(version: str, choices: dict) -> str:
+        inbox = tmp_path / version
+        inbox.mkdir()
+        (inbox / "ada.ipynb").write_text(notebook_text(course, **choices))
+        os.utime(inbox / "ada.ipynb", (time.time(), time.time()))
+        cli(course, "collect", str(inbox), "--lab", LAB)
+        return cli(course, "grade", LAB, "--workers", "1", "--no-progress").stdout
+
+    html = course / "feedback" / "ada" / LAB / f"{LAB}.html"
+    graded = course / "autograded" / "ada" / LAB / NB
+    submit("a", {})
+    submit("b", {"impl_add": "wrong"})
+    cli(course, "feedback", LAB)
+    assert "5.0 / 6.0" in html.read_text() or "5 / 6" in html.read_text()
+    assert "graded now 0, already graded 1" in submit("a-again", {})        # A's stored row is reused
+    assert [r[3:5] for r in store_rows(course)] == [("graded", 6.0), ("graded", 5.0)]   # A's row, B's row
+    assert "6/6" in cli(course, "status", LAB).stdout
+    assert gradebook_scores(course) == {("ada", "test_add"): 1.0, ("ada", "test_scale"): 2.0, ("ada", "test_mean"): 3.0}
+    errors = [o for c in nbformat.read(graded, as_version=4).cells for o in c.get("outputs", [])
+              if o.output_type == "error"]
+    assert errors == []                                   # B's failing add is gone from the graded notebook
+    assert not html.exists()                              # B's feedback is not left to be handed out
+    cli(course, "feedback", LAB)
+    assert "6.0 / 6.0" in html.read_text() or "6 / 6" in html.read_text()
+    from nbgrader.api import Gradebook
+
+    stamp = (course / "submitted" / "ada" / LAB / "timestamp.txt").read_text().strip()
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", "llm-train-vs-infer") as gb:
+        timestamp = gb.find_submission(LAB, "ada").timestamp
+    assert stamp.startswith(timestamp.strftime("%Y-%m-%d %H:%M:%S"))   # the time of the latest submission
+
+
 def test_check_tells_a_learner_which_tasks_pass(course, tmp_path):
     good = tmp_path / NB
     good.write_text(notebook_text(course))
