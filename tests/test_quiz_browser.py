@@ -1,6 +1,7 @@
-"""A lesson quiz answered by clicking in a real JupyterLab (headless Chromium): wrong then right
+"""Lesson quizzes answered by clicking in a real JupyterLab (headless Chromium): wrong then right
 feedback appears, the answers land in the progress store, and the feedback stays readable in the
-light and the dark theme."""
+light and the dark theme. One test uses a fixture bank in a scratch notebook, one the real lesson
+notebook course/m1-training-vs-inference/01-what-each-does.ipynb and its m1-l1 quiz."""
 from __future__ import annotations
 
 import shutil
@@ -125,3 +126,68 @@ def test_quiz_by_clicking(lab_server, page, artifacts_dir, monkeypatch):
     record = attempt["items"][question.id]
     assert record["responses"] == [wrong, right]
     assert record["tries"] == 2 and record["first_correct"] is False and record["correct"] is True
+
+
+def answer_by_clicking(item, q, response) -> None:
+    """Set a response in one rendered question as a learner would, then press Check."""
+    if q.type == "single":
+        item.locator("label", has_text=f"{q.letter(response)}. {q.option_texts[response]}").click()
+    elif q.type == "multi":
+        for i, text in q.choices():
+            box = item.locator(".widget-checkbox", has_text=f"{q.letter(i)}. {text}").locator("input")
+            box.set_checked(i in response)
+    else:
+        field = item.locator("input")
+        field.fill(repr(float(response)))
+        field.press("Enter")  # FloatText sends its value on Enter (or blur)
+    item.locator("button.course-quiz-check").click()
+
+
+def wrong_response(q):
+    if q.type == "single":
+        return next(i for i, o in enumerate(q.item.options) if not o.correct)
+    if q.type == "multi":
+        return q.correct_response() | {next(i for i, o in enumerate(q.item.options) if not o.correct)}
+    return q.answer * 10
+
+
+def test_real_lesson_quiz_by_clicking(lab_server, page, artifacts_dir, monkeypatch):
+    """Lesson 1 of Module 1 as a learner meets it: run the notebook, answer the m1-l1 quiz's first
+    question wrong then right by clicking, and find both answers in the (server's own) progress store."""
+    from coursekit.quiz.show import LessonQuiz
+
+    lesson = "course/m1-training-vs-inference/01-what-each-does.ipynb"
+    page.goto(lab_server.url(f"lab/tree/{lesson}"))
+    page.wait_for_selector(".jp-Notebook .jp-CodeCell", timeout=90_000)
+    items = page.locator(".course-quiz .course-quiz-item")
+    run_all_cells(page, until=items.first, timeout=240)
+
+    # The kernel drew this learner's current attempt; the same code over the same store says which.
+    # The learner id is random per test session, so take the first one-answer question when there
+    # is one (a radio button to click), else the first question, whatever its type.
+    monkeypatch.setenv("COURSE_PROGRESS_DIR", str(lab_server.progress_dir))
+    banks = load_all_banks()
+    quiz = LessonQuiz(banks["m1-l1"], banks, seed=None)
+    n, question = next(((n, q) for n, q in enumerate(quiz.questions) if q.type == "single"), (0, quiz.questions[0]))
+    item = items.nth(n)
+    assert question.stem[:40] in item.inner_text()
+
+    wrong, right = wrong_response(question), question.correct_response()
+    answer_by_clicking(item, question, wrong)
+    item.locator(".course-quiz-incorrect").wait_for(timeout=30_000)
+    answer_by_clicking(item, question, right)
+    correct = item.locator(".course-quiz-correct")
+    correct.wait_for(timeout=30_000)
+    assert "Why:" in correct.inner_text()                              # the explanation follows
+    assert "Score: 0 / 3 right on the first try (1 of 3 answered)" in page.locator(".course-quiz-score").first.inner_text()
+    correct.scroll_into_view_if_needed()
+    page.screenshot(path=str(artifacts_dir / "lesson-m1-l1-quiz.png"))
+
+    attempt = next(a for a in progress.quiz_attempts("m1-l1") if a["seed"] == quiz.seed)
+    record = attempt["items"][question.id]
+    assert record["tries"] == 2 and record["first_correct"] is False and record["correct"] is True
+    stored = record["responses"]
+    if question.type in ("numeric", "param"):
+        assert stored == pytest.approx([float(wrong), float(right)], rel=1e-9)
+    else:
+        assert stored == [progress._jsonable(wrong), progress._jsonable(right)]
