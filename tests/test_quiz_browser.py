@@ -16,6 +16,7 @@ from coursekit import progress
 from coursekit.quiz import load_all_banks
 from coursekit.quiz.bank import pool
 from coursekit.quiz.engine import build_quiz
+from test_quiz_widgets import wrong_response
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -141,14 +142,6 @@ def answer_by_clicking(item, q, response) -> None:
         field.fill(repr(float(response)))
         field.press("Enter")  # FloatText sends its value on Enter (or blur)
     item.locator("button.course-quiz-check").click()
-
-
-def wrong_response(q):
-    if q.type == "single":
-        return next(i for i, o in enumerate(q.item.options) if not o.correct)
-    if q.type == "multi":
-        return q.correct_response() | {next(i for i, o in enumerate(q.item.options) if not o.correct)}
-    return q.answer * 10
 
 
 def test_real_lesson_quiz_by_clicking(lab_server, page, artifacts_dir, monkeypatch):
