@@ -233,7 +233,7 @@ def _failure_reason(reply: dict, limits: Limits) -> str | None:
 # ---------------------------------------------------------------- workers
 
 class _WorkerProcess:
-    def __init__(self) -> None:
+    def __init__(self, spawner: concurrent.futures.Executor) -> None:
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONHASHSEED": "0", "COURSE_QUICK": "1",
                "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "LANG": "C.UTF-8",
                # CPU only, from the worker on: CUDA initialised before fork is unusable in the child,
@@ -241,9 +241,11 @@ class _WorkerProcess:
                "CUDA_VISIBLE_DEVICES": "",
                "PYTHONPATH": str(REPO_ROOT), "HOME": tempfile.gettempdir()}
         self.log = tempfile.TemporaryFile()
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "autograder.worker"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, cwd="/", env=env, text=True)
+        # The worker dies with the thread that starts it (PR_SET_PDEATHSIG), so the pool's long-lived
+        # spawner thread starts it; it then warms up while this thread waits for it.
+        self.process = spawner.submit(
+            subprocess.Popen, [sys.executable, "-m", "autograder.worker", str(os.getpid())],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, cwd="/", env=env, text=True).result()
         self.uid = int(self._read(WORKER_START_S)["uid"])
 
     def _read(self, timeout: float) -> dict:
@@ -297,6 +299,9 @@ class GradingPool:
         self.limits = limits
         self.hide = tuple(hide)
         self._executor = concurrent.futures.ThreadPoolExecutor(self.workers, thread_name_prefix="grader")
+        # Workers die with the thread that started them: one thread living as long as the pool starts
+        # them all, so a grading thread ending never takes a worker along.
+        self._spawner = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="grader-spawn")
         self._idle: queue.Queue = queue.Queue()
         for index in range(self.workers):
             self._idle.put((index, None))
@@ -325,6 +330,7 @@ class GradingPool:
             _, worker = self._idle.get()
             if worker is not None:
                 worker.close()
+        self._spawner.shutdown(wait=True)
         shutil.rmtree(self._jobs, ignore_errors=True)
 
     def submit(self, notebook: Path, spec: LabSpec, *, student_id: str,
@@ -395,7 +401,7 @@ class GradingPool:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 json.dump(job, handle)
             if worker is None or worker.process.poll() is not None:
-                worker = _WorkerProcess()
+                worker = _WorkerProcess(self._spawner)
                 with self._lock:
                     self._uids.add(worker.uid)
             request = {"job": str(job_path), "result": str(result_path), "spec": _spec_ref(spec),

@@ -21,7 +21,7 @@ CLONE_NEWNS = 0x00020000
 CLONE_NEWNET = 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV = 0x1, 0x2, 0x4
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 0x20, 0x1000, 0x4000, 0x40000
-PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER = 38, 36
+PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER = 1, 38, 36
 
 WORKDIR = "/tmp/work"               # inside the child's private /tmp
 
@@ -137,8 +137,9 @@ def _limits(conf: Confinement) -> None:
     resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
 
 
-def enter(conf: Confinement) -> list[str]:
-    """Confine the calling (forked, root) process; return flags naming the protections that are missing."""
+def enter(conf: Confinement, parent: int) -> list[str]:
+    """Confine the calling (forked, root) process, which dies with `parent` (its worker); return flags
+    naming the protections that are missing."""
     os.setsid()                                    # the worker kills the whole group on timeout
     if conf.isolate:
         flags, private_tmp = _namespaces(conf)
@@ -161,7 +162,47 @@ def enter(conf: Confinement) -> list[str]:
         os.setresgid(conf.uid, conf.uid, conf.uid)
         os.setresuid(conf.uid, conf.uid, conf.uid)
     _call("prctl", PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)   # setuid binaries cannot give root back
+    die_with_parent(parent)                       # after the uid drop, which clears the setting
     return flags
+
+
+def die_with_parent(parent: int) -> None:
+    """Get SIGKILL as soon as `parent` exits (the grader for a worker, the worker for a grading child).
+
+    The kernel sends it when the parent thread ends and clears it when the uid changes, so a child
+    sets it last. A parent that died before this call is no longer getppid(): exit now instead.
+    """
+    _call("prctl", PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:
+        os._exit(70)
+
+
+def guard(uid: int) -> tuple[int, int]:
+    """Fork a guardian that SIGKILLs every process of `uid` once the caller has exited, however it died.
+
+    A parent-death signal reaches only a direct child, and student code may clear its own: whatever a
+    submission started (a double fork, setsid) would outlive a killed worker. The guardian waits for
+    EOF on a pipe whose write end only the caller holds, then sweeps the uid; it has its own session,
+    so killing the grader's process group misses it. Returns its pid and that write end: keep it open
+    for life, and give it to no child (grading children close every fd above 3 first thing).
+    """
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setsid()
+            os.dup2(read, 3)
+            null = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(null, fd)                 # nor may it hold the worker's pipes to the engine open
+            os.closerange(4, 4096)
+            while os.read(3, 1):
+                pass
+            kill_uid(uid)
+        finally:
+            os._exit(0)
+    os.close(read)
+    return pid, write
 
 
 def child_environment(workdir: str = WORKDIR) -> dict[str, str]:

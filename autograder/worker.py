@@ -1,6 +1,6 @@
 """A warm grading worker: imports torch, numpy and IPython once, then forks one sandboxed child per job.
 
-    python -m autograder.worker
+    python -m autograder.worker GRADER_PID       (the worker dies with that process)
 
 Protocol (one JSON line each way, over stdin/stdout, with the trusted engine):
     in:  {"job": path, "result": path, "spec": spec module path or lab id, "wall_s": s, "output_bytes": n}
@@ -46,7 +46,7 @@ def warm_up():
     return InteractiveShell.instance(config=config)
 
 
-def _child(request: dict, spec, shell, out_w: int, uid: int) -> None:
+def _child(request: dict, spec, shell, out_w: int, uid: int, worker: int) -> None:
     """In the forked child: wire fds, read the job, confine, run. Never returns."""
     code = 70
     try:
@@ -63,7 +63,7 @@ def _child(request: dict, spec, shell, out_w: int, uid: int) -> None:
 
         settings = {k: tuple(map(tuple, v)) if k == "hide" else tuple(v) if k in ("read_only", "keep") else v
                     for k, v in job["confinement"].items()}
-        flags = sandbox.enter(sandbox.Confinement(**dict(settings, uid=uid)))
+        flags = sandbox.enter(sandbox.Confinement(**dict(settings, uid=uid)), worker)
         os.environ.clear()
         os.environ.update(sandbox.child_environment(os.getcwd()))
         torch = sys.modules.get("torch")
@@ -86,15 +86,15 @@ def _child(request: dict, spec, shell, out_w: int, uid: int) -> None:
 
 class Worker:
     def __init__(self) -> None:
-        from autograder.sandbox import UID_BASE
-
-        self.uid = UID_BASE + os.getpid()
-        self.shell = warm_up()
-        self.buffer = bytearray(CHUNK)             # output is counted, never kept: read into one reused buffer
-        self.zeros = bytes(CHUNK)
         from autograder import sandbox
 
         self.sandbox = sandbox
+        self.uid = sandbox.UID_BASE + os.getpid()
+        # forked before torch is imported, so a small process (only root can sweep another uid)
+        self.guardian = sandbox.guard(self.uid) if os.geteuid() == 0 else None
+        self.shell = warm_up()
+        self.buffer = bytearray(CHUNK)             # output is counted, never kept: read into one reused buffer
+        self.zeros = bytes(CHUNK)
         sandbox.become_subreaper()
 
     def spec(self, ref: str):
@@ -106,10 +106,11 @@ class Worker:
         spec = self.spec(request["spec"])
         out_r, out_w = os.pipe()
         start = time.monotonic()
+        worker = os.getpid()
         pid = os.fork()
         if pid == 0:
             os.close(out_r)
-            _child(request, spec, self.shell, out_w, self.uid)
+            _child(request, spec, self.shell, out_w, self.uid, worker)
         os.close(out_w)
         try:
             return self._watch(pid, out_r, start, float(request["wall_s"]), int(request["output_bytes"]))
@@ -170,6 +171,10 @@ class Worker:
 
 
 def main(argv: list[str]) -> int:
+    from autograder.sandbox import die_with_parent
+
+    if argv:
+        die_with_parent(int(argv[0]))            # a killed grader takes its workers (and their children) along
     # The protocol gets its own copy of stdout; fd 1 becomes stderr, so a library that prints while
     # importing cannot corrupt the replies.
     out = os.fdopen(os.dup(1), "w", encoding="utf-8")
@@ -184,6 +189,9 @@ def main(argv: list[str]) -> int:
             reply = {"error": f"{type(error).__name__}: {error}"}
         out.write(json.dumps(reply) + "\n")
         out.flush()
+    if worker.guardian:                          # a clean exit: let the guardian sweep, then reap it
+        os.close(worker.guardian[1])
+        os.waitpid(worker.guardian[0], 0)
     return 0
 
 

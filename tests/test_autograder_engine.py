@@ -322,7 +322,7 @@ def test_sandbox_reports_each_missing_protection(refused, expected):
             sandbox._call = lambda name, *args: errno.EPERM if name in refused else real(name, *args)
             conf = sandbox.Confinement(wall_s=5, cpu_s=5, memory_mb=4096, max_procs=64, file_bytes=2**20,
                                        network=False, isolate=True, uid=sandbox.UID_BASE + os.getpid())
-            flags = sandbox.enter(conf)
+            flags = sandbox.enter(conf, os.getppid())
             alive = os.getuid() == conf.uid
             os.write(write, json.dumps({"flags": flags, "dropped": alive}).encode())
             code = 0

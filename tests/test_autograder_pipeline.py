@@ -409,6 +409,54 @@ def test_hostile_submissions_gain_nothing_and_the_batch_carries_on(course, tmp_p
     assert "timeout" in report and "flags:" in report and "__eq__" in report
 
 
+def _running(pid: int, parent: int | None = None, name: bytes = b"") -> bool:
+    """Whether `pid` is alive (not a zombie), and when asked, a child of `parent` whose command has `name`."""
+    try:
+        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        command = open(f"/proc/{pid}/cmdline", "rb").read()
+    except OSError:
+        return False
+    return fields[0] not in ("Z", "X") and (parent is None or int(fields[1]) == parent) and name in command
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.geteuid() != 0, reason="student code runs under its own uid only as root")
+@pytest.mark.parametrize("kill", ["grader only", "process group"])
+def test_killing_the_grader_leaves_no_student_process_behind(course, tmp_path, kill):
+    from autograder.sandbox import UID_BASE, processes_of
+
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    # the notebook sleeps, and so does a grandchild it started in a session of its own
+    (inbox / "sleepy.ipynb").write_text(_with_cell(
+        course, "import os, time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(1000)\ntime.sleep(1000)"))
+    cli(course, "collect", str(inbox), "--lab", LAB)
+    proc = subprocess.Popen([sys.executable, "-m", "autograder.cli", "--root", str(course), "grade", LAB,
+                             "--workers", "1", "--no-progress", "--wall-s", "600"], cwd=course, env=env(course),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline, workers = time.monotonic() + 180, []
+        while time.monotonic() < deadline and not (workers and len(processes_of(UID_BASE + workers[0])) >= 2):
+            workers = [int(p) for p in os.listdir("/proc") if p.isdigit()
+                       and _running(int(p), proc.pid, b"autograder.worker")]
+            time.sleep(0.1)
+        assert workers, "the grader never started a worker"
+        uid = UID_BASE + workers[0]
+        assert len(processes_of(uid)) >= 2, "the notebook and its grandchild never ran"
+        if kill == "grader only":
+            os.kill(proc.pid, signal.SIGKILL)       # the workers learn it from the kernel (parent-death signal)
+        else:
+            os.killpg(proc.pid, signal.SIGKILL)     # grader and workers at once, as Ctrl-C or a job kill would
+        proc.wait()
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and (processes_of(uid) or _running(workers[0])):
+            time.sleep(0.05)
+        assert processes_of(uid) == [] and not _running(workers[0])
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+
+
 # ---------------------------------------------------------------- small pieces
 
 @pytest.mark.parametrize("name, student", [
