@@ -24,13 +24,16 @@ from pathlib import Path
 from typing import Any
 
 from autograder.flags import scan_source
-from autograder.harness import RESULT_TOO_LARGE
+from autograder.harness import OUT_OF_MEMORY, RESULT_TOO_LARGE
 from autograder.hidden import hidden_cases
 from autograder.reference import reference_output
 from autograder.sandbox import default_hidden, kill_uid, needed_paths
 from autograder.spec import REPO_ROOT, Case, LabSpec, Task
 
 MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024
+# Signals a process dies from when memory runs out: the kernel's OOM killer, C code that aborts on a
+# failed allocation or writes through the NULL it got back, a stack that cannot grow.
+MEMORY_SIGNALS = {6: "SIGABRT", 7: "SIGBUS", 9: "SIGKILL", 11: "SIGSEGV"}
 RESULT_BYTES = 32 * 1024 * 1024
 WORKER_START_S = 120
 
@@ -208,6 +211,16 @@ def judge_task(task: Task, labels: list[str], cases: list[Case], wanted: list[An
                       f"{task.title}: all {len(cases)} cases pass")
 
 
+def _memory_full(reply: dict, limits: Limits) -> bool:
+    """Whether the child's peak resident memory reached most of what the limit left it.
+
+    RLIMIT_AS counts address space, and a child starts with the worker's (libraries mapped but
+    mostly not resident), so the yardstick is the room beyond that, not the whole limit.
+    """
+    room = limits.memory_mb - reply.get("start_vm_mb", 0)
+    return room > 0 and reply.get("rss_mb", 0) >= 0.75 * room
+
+
 def _failure_reason(reply: dict, limits: Limits) -> str | None:
     if reply.get("timed_out"):
         return f"timeout: still running after {limits.wall_s:g} s (wall-clock limit)"
@@ -219,12 +232,17 @@ def _failure_reason(reply: dict, limits: Limits) -> str | None:
             return f"cpu time limit: used more than {limits.cpu_s:g} s of CPU"
         if sig == 25:
             return f"file size limit: wrote more than {RESULT_BYTES // 2**20} MB to one file"
+        if sig in MEMORY_SIGNALS and _memory_full(reply, limits):
+            return (f"memory: the notebook's process died from {MEMORY_SIGNALS[sig]} after filling its memory "
+                    f"({reply['rss_mb']} MB in use; the {limits.memory_mb} MB limit includes "
+                    f"{reply['start_vm_mb']} MB of preloaded libraries)")
         if sig == 9:
-            return (f"killed by SIGKILL: out of memory (limit {limits.memory_mb} MB) "
-                    "or the notebook killed its own process")
+            return "killed by SIGKILL: the notebook killed its own process, or the machine ran out of memory"
         return f"crash: the notebook's process died from signal {sig}"
     if reply.get("exit_code") == RESULT_TOO_LARGE:
         return f"result too large: the function outputs exceed {RESULT_BYTES // 2**20} MB"
+    if reply.get("exit_code") == OUT_OF_MEMORY:
+        return f"memory: out of memory (limit {limits.memory_mb} MB) before the results could be reported"
     if reply.get("exit_code") not in (0, None):
         return f"crash: the notebook's process exited with status {reply.get('exit_code')} before reporting"
     return None

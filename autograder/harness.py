@@ -18,6 +18,7 @@ from autograder.flags import GRADING_ENV
 from autograder.spec import Case, LabSpec
 
 RESULT_TOO_LARGE = 75        # exit status the engine reads as "result too large"
+OUT_OF_MEMORY = 76           # exit status the engine reads as "memory": a MemoryError reached the top
 ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
 STUDENT_FILE = "<ipython-input-"
 

@@ -4,7 +4,9 @@
 
 Protocol (one JSON line each way, over stdin/stdout, with the trusted engine):
     in:  {"job": path, "result": path, "spec": spec module path or lab id, "wall_s": s, "output_bytes": n}
-    out: {"exit_code", "signal", "timed_out", "output_bytes", "output_exceeded", "cpu_s", "wall_s", "strays"}
+    out: {"exit_code", "signal", "timed_out", "output_bytes", "output_exceeded", "cpu_s", "wall_s", "strays",
+          "rss_mb" (the child's peak resident memory beyond what it inherited), "start_vm_mb" (its address
+          space at fork: RLIMIT_AS counts that too)}
 
 The worker never parses what a student's code produced or submitted: the child reads its job file
 (cells and case inputs) itself before it is confined, and writes its report to the result file the
@@ -71,7 +73,10 @@ def _child(request: dict, spec, shell, out_w: int, uid: int, worker: int) -> Non
             torch.set_num_threads(1)               # before any op starts a thread pool in this child
         harness.run(job, spec, shell, RESULT_FD, flags)
         code = 0
-    except BaseException:                          # noqa: BLE001 - report, then exit without cleanup
+    except BaseException as error:                 # noqa: BLE001 - report, then exit without cleanup
+        if isinstance(error, MemoryError):          # student code left no memory to finish the report
+            from autograder.harness import OUT_OF_MEMORY
+            code = OUT_OF_MEMORY
         try:
             traceback.print_exc()
         except BaseException:                      # noqa: BLE001
@@ -82,6 +87,17 @@ def _child(request: dict, spec, shell, out_w: int, uid: int, worker: int) -> Non
             sys.stderr.flush()
         finally:
             os._exit(code)
+
+
+def _memory_kb() -> dict[str, int]:
+    """This process's address space (VmSize) and resident memory (VmRSS) in kB; a child forked now starts with both."""
+    sizes = {"VmSize": 0, "VmRSS": 0}
+    with open("/proc/self/status") as status:
+        for line in status:
+            key, _, value = line.partition(":")
+            if key in sizes:
+                sizes[key] = int(value.split()[0])
+    return sizes
 
 
 class Worker:
@@ -106,17 +122,20 @@ class Worker:
         spec = self.spec(request["spec"])
         out_r, out_w = os.pipe()
         start = time.monotonic()
-        worker = os.getpid()
+        worker, inherited = os.getpid(), _memory_kb()
         pid = os.fork()
         if pid == 0:
             os.close(out_r)
             _child(request, spec, self.shell, out_w, self.uid, worker)
         os.close(out_w)
         try:
-            return self._watch(pid, out_r, start, float(request["wall_s"]), int(request["output_bytes"]))
+            reply = self._watch(pid, out_r, start, float(request["wall_s"]), int(request["output_bytes"]))
         finally:
             os.close(out_r)
             self.buffer[:] = self.zeros
+        peak_kb = reply.pop("max_rss_kb")
+        reply.update(rss_mb=max(0, peak_kb - inherited["VmRSS"]) // 1024, start_vm_mb=inherited["VmSize"] // 1024)
+        return reply
 
     def _watch(self, pid: int, out_r: int, start: float, wall_s: float, output_cap: int) -> dict:
         os.set_blocking(out_r, False)
@@ -167,6 +186,7 @@ class Worker:
             "timed_out": timed_out, "output_bytes": total, "output_exceeded": exceeded,
             "cpu_s": round(usage.ru_utime + usage.ru_stime, 3) if usage else 0.0,
             "wall_s": round(time.monotonic() - start, 3), "strays": strays > 0,
+            "max_rss_kb": usage.ru_maxrss if usage else 0,
         }
 
 

@@ -182,6 +182,21 @@ def test_judge_fails_odd_child_data_without_crashing():
     assert "hidden case 1/1 (b): arithmetic_intensity raised ValueError: no" in judge(odd_reports[-1]).message
 
 
+def test_memory_is_named_when_it_ended_the_run():
+    from autograder.harness import OUT_OF_MEMORY
+
+    limits = Limits(memory_mb=1280, cpu_s=10)
+    died = {"exit_code": None, "cpu_s": 0.5, "start_vm_mb": 650}     # the child inherits 650 MB: 630 MB of room
+    reason = lambda **reply: engine._failure_reason({**died, **reply}, limits)  # noqa: E731
+    assert reason(signal=11, rss_mb=600).startswith("memory: the notebook's process died from SIGSEGV")
+    assert reason(signal=9, rss_mb=600).startswith("memory: the notebook's process died from SIGKILL")
+    assert reason(signal=6, rss_mb=500).startswith("memory:")
+    assert reason(signal=11, rss_mb=50) == "crash: the notebook's process died from signal 11"
+    assert reason(signal=9, rss_mb=50).startswith("killed by SIGKILL")
+    assert reason(signal=9, rss_mb=600, cpu_s=10).startswith("cpu time limit")
+    assert reason(signal=None, exit_code=OUT_OF_MEMORY).startswith("memory: out of memory (limit 1280 MB)")
+
+
 def test_submission_result_round_trips_through_json():
     result = SubmissionResult("s1", "toy-lab", "graded", None, [TaskResult("t", 1.0, 2.0, False, "m")],
                               ["exit: x"], 1.0, 2.0, 0.5)
