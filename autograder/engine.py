@@ -307,13 +307,16 @@ def _spec_ref(spec: LabSpec) -> str:
     return spec.origin
 
 
+def usable_cores() -> int:
+    """The cores this process may use (a container's CPU set), not every core of the host."""
+    return (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()) or 1
+
+
 class GradingPool:
     """Warm workers (one per core by default), each forking one sandboxed child per submission."""
 
     def __init__(self, workers: int | None = None, limits: Limits = Limits(), hide: tuple = ()) -> None:
-        # the cores this process may use (a container's CPU set), not every core of the host
-        self.workers = workers or (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-                                   else os.cpu_count()) or 1
+        self.workers = workers or usable_cores()
         self.limits = limits
         self.hide = tuple(hide)
         self._executor = concurrent.futures.ThreadPoolExecutor(self.workers, thread_name_prefix="grader")

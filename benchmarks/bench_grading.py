@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from autograder.course import Course  # noqa: E402
+from autograder.engine import usable_cores  # noqa: E402
 from autograder.tables import table  # noqa: E402
 
 TORCH_LABS = ("lab5-moe", "lab3-kv-cache")
@@ -103,7 +104,8 @@ def main() -> int:
     parser.add_argument("--record", action="store_true", help="append the table to benchmarks/RESULTS.md")
     args = parser.parse_args()
     lab = args.lab or pick_lab()
-    workers = args.workers or os.cpu_count() or 1
+    cores = usable_cores()                  # what `autograder grade` uses by default, so the comparison is fair
+    workers = args.workers or cores
 
     base = Path(tempfile.mkdtemp(prefix="bench-grading-"))
     try:
@@ -122,7 +124,7 @@ def main() -> int:
         shutil.copytree(template, ours)
 
         print(f"grading {args.n} submissions of {lab} ({sum(not s for s in plan.values())} fully solved) "
-              f"on {os.cpu_count()} cores ...", flush=True)
+              f"on {cores} usable cores ...", flush=True)
         t_plain = timed([sys.executable, "-m", "nbgrader", "autograde", lab, "--Execute.timeout=600"], plain, env)
         t_ours = timed([sys.executable, "-m", "autograder.cli", "--root", str(ours), "grade", lab,
                         "--workers", str(workers), "--no-progress"], ours, env)
@@ -139,7 +141,7 @@ def main() -> int:
         if args.record:
             stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
             section = (f"\n## Autograder: {args.n} {lab} submissions, nbgrader vs autograder ({stamp})\n\n"
-                       f"`{' '.join(['python', 'benchmarks/bench_grading.py'] + sys.argv[1:])}` on {os.cpu_count()} "
+                       f"`{' '.join(['python', 'benchmarks/bench_grading.py'] + sys.argv[1:])}` on {cores} usable "
                        f"cores ({platform.processor() or platform.machine()}, shared machine), COURSE_QUICK=1.\n\n"
                        f"```\n{text}\n{verdict}\n```\n")
             with open(ROOT / "benchmarks" / "RESULTS.md", "a", encoding="utf-8") as handle:

@@ -197,6 +197,18 @@ def test_memory_is_named_when_it_ended_the_run():
     assert reason(signal=None, exit_code=OUT_OF_MEMORY).startswith("memory: out of memory (limit 1280 MB)")
 
 
+def test_pool_and_benchmark_size_themselves_to_the_usable_cores(monkeypatch):
+    import ast
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2}, raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 64)             # the host's cores, not ours to use
+    assert engine.usable_cores() == 3
+    # the benchmark compares against the engine's default, so it must count cores the same way
+    source = (Path(__file__).resolve().parent.parent / "benchmarks" / "bench_grading.py").read_text()
+    calls = {ast.unparse(node.func) for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Call)}
+    assert "usable_cores" in calls and "os.cpu_count" not in calls
+
+
 def test_submission_result_round_trips_through_json():
     result = SubmissionResult("s1", "toy-lab", "graded", None, [TaskResult("t", 1.0, 2.0, False, "m")],
                               ["exit: x"], 1.0, 2.0, 0.5)
