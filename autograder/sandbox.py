@@ -70,6 +70,32 @@ def _hide(path: str) -> int:
     return _mount("/dev/null", path, None, MS_BIND)
 
 
+def _bind_back(paths, held: dict[str, int]) -> bool:
+    """Bind held-open trees back at their own paths, parents first; True if any failed."""
+    failed = False
+    for path in sorted(paths, key=lambda p: p.count("/")):
+        os.makedirs(path, mode=0o755, exist_ok=True)
+        failed |= bool(_mount(f"/proc/self/fd/{held[path]}", path, None, MS_BIND | MS_REC))
+    return failed
+
+
+def _private_scratch(held: dict[str, int], flags: list[str]) -> bool:
+    """A fresh tmpfs on /tmp, /var/tmp and /dev/shm per child, so other submissions, the job files and
+    whatever earlier children left behind are out of sight; held trees under them come back.
+    Returns whether /tmp is private."""
+    private_tmp = False
+    for folder, size in (("/tmp", "256m"), ("/var/tmp", "64m"), ("/dev/shm", "64m")):
+        if not os.path.isdir(folder) or _mount("tmpfs", folder, "tmpfs", MS_NOSUID | MS_NODEV, f"size={size},mode=0755"):
+            continue
+        private_tmp |= folder == "/tmp"
+        under = [p for p in held if p.startswith(folder + "/")]
+        if _bind_back(under, held):
+            flags.append(f"sandbox: cannot keep what the child needs under {folder}")
+    if not private_tmp:
+        flags.append("sandbox: no private /tmp")
+    return private_tmp
+
+
 def _namespaces(conf: Confinement) -> tuple[list[str], bool]:
     """Enter new namespaces and hide paths; return (flags for what is missing, whether /tmp is private)."""
     flags: list[str] = []
@@ -90,17 +116,19 @@ def _namespaces(conf: Confinement) -> tuple[list[str], bool]:
     if _mount(None, "/", None, MS_REC | MS_PRIVATE):
         flags.append("sandbox: cannot make mounts private: hidden paths stay visible")
         return flags, False
-    # Paths the child needs (the interpreter may live under /root) are held open before anything is
-    # covered, then bound back into the tmpfs that hides their parent.
-    keep = {path: os.open(path, os.O_PATH) for path in conf.keep if os.path.isdir(path)}
+    # The trees the child needs (interpreter, packages, this checkout) are held open before anything is
+    # covered, then bound back into whatever tmpfs covers them: a hidden folder (/root), or the private
+    # /tmp when the course or its virtual environment lives under /tmp.
+    needed = {p: os.open(p, os.O_PATH) for p in {*conf.keep, *conf.read_only} if os.path.isdir(p)}
+    private_tmp = _private_scratch(needed, flags)
     for tree in conf.read_only:
         if os.path.isdir(tree) and not _mount(tree, tree, None, MS_BIND | MS_REC):
             _mount(None, tree, None, MS_REMOUNT | MS_BIND | MS_RDONLY)
     failed = []
     for path, label in sorted(conf.hide, key=lambda item: item[0].count("/")):
-        if not os.path.lexists(path) or path in keep:
+        if not os.path.lexists(path) or path in needed:
             continue
-        inside = [k for k in keep if k.startswith(path.rstrip("/") + "/")]
+        inside = [k for k in needed if k.startswith(path.rstrip("/") + "/")]
         if not inside:
             if _hide(path):
                 failed.append(label)
@@ -108,22 +136,12 @@ def _namespaces(conf: Confinement) -> tuple[list[str], bool]:
         if _mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755"):
             failed.append(label)
             continue
-        for kept in inside:
-            os.makedirs(kept, mode=0o755, exist_ok=True)
-            if _mount(f"/proc/self/fd/{keep[kept]}", kept, None, MS_BIND | MS_REC):
-                failed.append(f"{label} (cannot keep {kept})")
-    for fd in keep.values():
+        if _bind_back(inside, needed):
+            failed.append(f"{label} (cannot keep what the child needs inside it)")
+    for fd in needed.values():
         os.close(fd)
     if failed:
         flags.append("sandbox: could not hide " + ", ".join(sorted(set(failed))))
-    # A private /tmp (and the other world-writable folders) per child: other submissions, the job
-    # files and anything earlier children left behind are out of sight.
-    private_tmp = not _mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=256m,mode=0755")
-    if not private_tmp:
-        flags.append("sandbox: no private /tmp")
-    for shared in ("/var/tmp", "/dev/shm"):
-        if os.path.isdir(shared):
-            _mount("tmpfs", shared, "tmpfs", MS_NOSUID | MS_NODEV, "size=64m,mode=0755")
     return flags, private_tmp
 
 

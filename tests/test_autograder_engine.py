@@ -362,3 +362,50 @@ def test_sandbox_reports_each_missing_protection(refused, expected):
     import shutil
     shutil.rmtree(sandbox.shared_workdir(pid), ignore_errors=True)   # where a child without private /tmp worked
     assert report == {"flags": expected, "dropped": True}
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to reach the namespace calls")
+def test_a_course_and_venv_under_tmp_stay_visible_in_the_private_tmp(tmp_path):
+    """CI may clone the course (and its .venv) under /tmp, which each child covers with its own tmpfs:
+    the trees it needs come back, their hidden parts stay hidden, and nothing else under /tmp shows."""
+    from autograder import sandbox
+
+    assert str(tmp_path).startswith("/tmp/")
+    checkout, venv, other = tmp_path / "clone", tmp_path / "clone" / ".venv", tmp_path / "other-student"
+    for folder in (checkout / "solutions", venv / "lib", other):
+        folder.mkdir(parents=True)
+    (checkout / "coursekit.py").write_text("code")
+    (checkout / "solutions" / "lab.ipynb").write_text("answers")
+    (venv / "lib" / "pygments.py").write_text("package")
+    (other / "lab.ipynb").write_text("someone else's work")
+    probes = {"code": checkout / "coursekit.py", "package": venv / "lib" / "pygments.py",
+              "solution": checkout / "solutions" / "lab.ipynb", "other": other / "lab.ipynb"}
+
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.close(read)
+            conf = sandbox.Confinement(wall_s=5, cpu_s=5, memory_mb=4096, max_procs=64, file_bytes=2**20,
+                                       network=False, isolate=True, uid=sandbox.UID_BASE + os.getpid(),
+                                       hide=((str(checkout / "solutions"), "solutions"),),
+                                       read_only=(str(checkout),), keep=(str(venv),))
+            flags = sandbox.enter(conf, os.getppid())
+            seen = {}
+            for name, path in probes.items():
+                try:
+                    seen[name] = path.read_text()
+                except OSError as error:
+                    seen[name] = type(error).__name__
+            os.write(write, json.dumps({"flags": flags, "seen": seen}).encode())
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write)
+    with os.fdopen(read) as handle:
+        report = json.loads(handle.read())
+    os.waitpid(pid, 0)
+    assert report["flags"] == []
+    assert report["seen"] == {"code": "code", "package": "package",
+                              "solution": "FileNotFoundError", "other": "FileNotFoundError"}
