@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 import stat
 import sys
 from pathlib import Path
@@ -326,6 +327,37 @@ def test_a_dead_worker_fails_one_submission_and_the_batch_goes_on(tmp_path):
         assert len(pool.worker_uids) == 2 and processes_of(pool.worker_uids[0]) == []
 
 
+def _confine_in_child(probe, refused=frozenset(), **settings):
+    """Fork a child that confines itself as a grading child would (refusing the named kernel calls),
+    then report `probe()` and the flags over a pipe; run in the parent, return that report."""
+    import errno
+
+    from autograder import sandbox
+
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.close(read)
+            real = sandbox._call
+            sandbox._call = lambda name, *args: errno.EPERM if name in refused else real(name, *args)
+            conf = sandbox.Confinement(wall_s=5, cpu_s=5, memory_mb=4096, max_procs=64, file_bytes=2**20,
+                                       network=False, isolate=True, uid=sandbox.UID_BASE + os.getpid(),
+                                       **settings)
+            flags = sandbox.enter(conf, os.getppid())
+            os.write(write, json.dumps({"flags": flags, "probe": probe(conf)}).encode())
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write)
+    with os.fdopen(read) as handle:
+        report = json.loads(handle.read())
+    os.waitpid(pid, 0)
+    shutil.rmtree(sandbox.shared_workdir(pid), ignore_errors=True)   # where a child without private /tmp worked
+    return report
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to reach the namespace calls")
 @pytest.mark.parametrize("refused, expected", [
     ({"unshare"}, ["sandbox: no network namespace (Operation not permitted)",
@@ -335,41 +367,14 @@ def test_a_dead_worker_fails_one_submission_and_the_batch_goes_on(tmp_path):
 ])
 def test_sandbox_reports_each_missing_protection(refused, expected):
     """In a forked child, refuse some kernel calls and check the flags name exactly what is missing."""
-    import errno
-
-    from autograder import sandbox
-
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:                                     # the child confines itself, as a grading child would
-        code = 1
-        try:
-            os.close(read)
-            real = sandbox._call
-            sandbox._call = lambda name, *args: errno.EPERM if name in refused else real(name, *args)
-            conf = sandbox.Confinement(wall_s=5, cpu_s=5, memory_mb=4096, max_procs=64, file_bytes=2**20,
-                                       network=False, isolate=True, uid=sandbox.UID_BASE + os.getpid())
-            flags = sandbox.enter(conf, os.getppid())
-            alive = os.getuid() == conf.uid
-            os.write(write, json.dumps({"flags": flags, "dropped": alive}).encode())
-            code = 0
-        finally:
-            os._exit(code)
-    os.close(write)
-    with os.fdopen(read) as handle:
-        report = json.loads(handle.read())
-    os.waitpid(pid, 0)
-    import shutil
-    shutil.rmtree(sandbox.shared_workdir(pid), ignore_errors=True)   # where a child without private /tmp worked
-    assert report == {"flags": expected, "dropped": True}
+    report = _confine_in_child(lambda conf: os.getuid() == conf.uid, refused=refused)
+    assert report == {"flags": expected, "probe": True}
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to reach the namespace calls")
 def test_a_course_and_venv_under_tmp_stay_visible_in_the_private_tmp(tmp_path):
     """CI may clone the course (and its .venv) under /tmp, which each child covers with its own tmpfs:
     the trees it needs come back, their hidden parts stay hidden, and nothing else under /tmp shows."""
-    from autograder import sandbox
-
     assert str(tmp_path).startswith("/tmp/")
     checkout, venv, other = tmp_path / "clone", tmp_path / "clone" / ".venv", tmp_path / "other-student"
     for folder in (checkout / "solutions", venv / "lib", other):
@@ -381,31 +386,17 @@ def test_a_course_and_venv_under_tmp_stay_visible_in_the_private_tmp(tmp_path):
     probes = {"code": checkout / "coursekit.py", "package": venv / "lib" / "pygments.py",
               "solution": checkout / "solutions" / "lab.ipynb", "other": other / "lab.ipynb"}
 
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        code = 1
-        try:
-            os.close(read)
-            conf = sandbox.Confinement(wall_s=5, cpu_s=5, memory_mb=4096, max_procs=64, file_bytes=2**20,
-                                       network=False, isolate=True, uid=sandbox.UID_BASE + os.getpid(),
-                                       hide=((str(checkout / "solutions"), "solutions"),),
-                                       read_only=(str(checkout),), keep=(str(venv),))
-            flags = sandbox.enter(conf, os.getppid())
-            seen = {}
-            for name, path in probes.items():
-                try:
-                    seen[name] = path.read_text()
-                except OSError as error:
-                    seen[name] = type(error).__name__
-            os.write(write, json.dumps({"flags": flags, "seen": seen}).encode())
-            code = 0
-        finally:
-            os._exit(code)
-    os.close(write)
-    with os.fdopen(read) as handle:
-        report = json.loads(handle.read())
-    os.waitpid(pid, 0)
+    def read_probes(conf):
+        seen = {}
+        for name, path in probes.items():
+            try:
+                seen[name] = path.read_text()
+            except OSError as error:
+                seen[name] = type(error).__name__
+        return seen
+
+    report = _confine_in_child(read_probes, hide=((str(checkout / "solutions"), "solutions"),),
+                               read_only=(str(checkout),), keep=(str(venv),))
     assert report["flags"] == []
-    assert report["seen"] == {"code": "code", "package": "package",
-                              "solution": "FileNotFoundError", "other": "FileNotFoundError"}
+    assert report["probe"] == {"code": "code", "package": "package",
+                               "solution": "FileNotFoundError", "other": "FileNotFoundError"}
