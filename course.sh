@@ -29,10 +29,12 @@ pip_install() {  # $1 = extras spec, e.g. "" or "[test]"
   if [ -f "$stamp" ] && grep -qxF "$want" "$stamp"; then return; fi
   echo "==> installing the course into $venv (torch: CPU build unless COURSE_PIP_ARGS says otherwise)"
   # Torch first and pinned, so no other requirement can pull a multi-GB CUDA build by accident.
+  # --no-compile: Python compiles each module on its first import instead of all ~14k files up front
+  # (fresh set-up of command 1 went from 133 s to 80 s; benchmarks/RESULTS.md#set-up-times).
   # shellcheck disable=SC2086
-  "$venv/bin/python" -m pip install --quiet -c constraints-cpu.txt ${COURSE_PIP_ARGS:-} torch 2> >(quiet_pip >&2)
+  "$venv/bin/python" -m pip install --quiet --no-compile -c constraints-cpu.txt ${COURSE_PIP_ARGS:-} torch 2> >(quiet_pip >&2)
   # shellcheck disable=SC2086
-  "$venv/bin/python" -m pip install --quiet -c constraints-cpu.txt ${COURSE_PIP_ARGS:-} -e ".$1" 2> >(quiet_pip >&2)
+  "$venv/bin/python" -m pip install --quiet --no-compile -c constraints-cpu.txt ${COURSE_PIP_ARGS:-} -e ".$1" 2> >(quiet_pip >&2)
   echo "$want" >>"$stamp"
 }
 
