@@ -240,7 +240,10 @@ def test_parallel_grades_equal_sequential_nbgrader_on_honest_work(course, tmp_pa
 
 
 @pytest.mark.slow
-def test_killed_grader_resumes_with_identical_rows(course, tmp_path):
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_killed_grader_resumes_with_identical_rows(course, tmp_path, workers):
+    """Killed mid-batch, sequential or parallel: the rerun grades only what is missing, and the rows and
+    the gradebook equal an uninterrupted sequential run's."""
     students = {f"s{i:02d}": HONEST[list(HONEST)[i % len(HONEST)]] for i in range(12)}
     cli(course, "collect", str(write_folder(course, tmp_path / "inbox", students)), "--lab", LAB)
     clean = tmp_path / "clean"
@@ -251,7 +254,7 @@ def test_killed_grader_resumes_with_identical_rows(course, tmp_path):
 
     db = course / "autograded" / ".autograder" / "results.sqlite"
     proc = subprocess.Popen([sys.executable, "-m", "autograder.cli", "--root", str(course), "grade", LAB,
-                             "--workers", "1", "--no-progress"], cwd=course, env=env(course),
+                             "--workers", workers, "--no-progress"], cwd=course, env=env(course),
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.monotonic() + 300
     rows = 0
@@ -269,7 +272,7 @@ def test_killed_grader_resumes_with_identical_rows(course, tmp_path):
     proc.wait()
     partial = store_rows(course)
     assert 3 <= len(partial) < 12
-    done = cli(course, "grade", LAB, "--workers", "1", "--no-progress")
+    done = cli(course, "grade", LAB, "--workers", workers, "--no-progress")
     assert f"already graded {len(partial)}" in done.stdout
     assert comparable(store_rows(course)) == reference
     assert gradebook_scores(course) == gradebook_scores(clean)
