@@ -16,6 +16,7 @@ from coursekit import progress
 from coursekit.quiz import load_all_banks
 from coursekit.quiz.bank import pool
 from coursekit.quiz.engine import build_quiz
+from jupyterlab_ui import open_notebook, run_all_cells
 from test_quiz_widgets import wrong_response
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -55,26 +56,6 @@ def set_theme(page, name: str, light: bool) -> None:
     time.sleep(1)  # the theme's stylesheet swaps in after the attribute
 
 
-def run_all_cells(page, until, timeout: float = 150) -> None:
-    """Run > Run All Cells until `until` shows: accepts JupyterLab's kernel chooser if it asks, and
-    runs again if the first request went to a kernel that was not ready (nothing executing, no output)."""
-    accept = page.locator(".jp-Dialog button.jp-mod-accept")
-    busy = page.locator(".jp-CodeCell .jp-InputPrompt", has_text="*")
-    deadline, last_run = time.monotonic() + timeout, -1e9
-    while time.monotonic() < deadline:
-        if until.is_visible():
-            return
-        if accept.count() and accept.first.is_visible():
-            accept.first.click()
-            last_run = time.monotonic() - 15  # re-run soon: the request before the chooser is dropped
-        elif not busy.count() and time.monotonic() - last_run > 20:
-            page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-            page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
-            last_run = time.monotonic()
-        time.sleep(0.5)
-    until.wait_for(timeout=1_000)  # raises with Playwright's own message
-
-
 def test_quiz_by_clicking(lab_server, page, artifacts_dir, monkeypatch):
     banks = load_all_banks(GOOD)
     seed = first_single_choice_seed(banks)
@@ -91,8 +72,7 @@ def test_quiz_by_clicking(lab_server, page, artifacts_dir, monkeypatch):
                                           f"quiz = show_quiz('m9-l1', seed={seed}, root={str(folder / 'banks')!r})")]
     nbformat.write(nb, folder / "quiz.ipynb")
 
-    page.goto(lab_server.url(f"lab/tree/{folder.name}/quiz.ipynb"))
-    page.wait_for_selector(".jp-Notebook .jp-CodeCell", timeout=90_000)
+    open_notebook(page, lab_server, f"{folder.name}/quiz.ipynb")
     item = page.locator(QUIZ_ITEMS).first
     run_all_cells(page, until=item)
     assert question.stem[:40] in item.inner_text()
@@ -152,8 +132,7 @@ def test_real_lesson_quiz_by_clicking(lab_server, page, artifacts_dir, monkeypat
     from coursekit.quiz.show import LessonQuiz
 
     lesson = "course/m1-training-vs-inference/01-what-each-does.ipynb"
-    page.goto(lab_server.url(f"lab/tree/{lesson}"))
-    page.wait_for_selector(".jp-Notebook .jp-CodeCell", timeout=90_000)
+    open_notebook(page, lab_server, lesson)
     items = page.locator(QUIZ_ITEMS)
     run_all_cells(page, until=items.first, timeout=240)
 
