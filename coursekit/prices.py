@@ -85,3 +85,10 @@ def blended_api_price(model: str, input_share: float) -> float:
         raise ValueError(f"coursekit/prices.py: input_share must be in [0, 1], got {input_share!r}")
     p = API_PRICES[model]
     return input_share * p.input_per_m + (1.0 - input_share) * p.output_per_m
+
+
+def bandwidth_per_dollar(chip: str) -> float:
+    """GB/s of memory bandwidth per $/hour of on-demand rent: what bandwidth-bound decode buys."""
+    from coursekit.hardware import BY_NAME
+
+    return BY_NAME[chip].memory_tbs * 1000 / dollars_per_hour(chip)

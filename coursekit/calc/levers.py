@@ -87,3 +87,12 @@ def chip_overrides(chip: str, price_per_hour: float, gpus: int, usable_fraction:
     peak, bandwidth = chip_ceilings(chip)
     return {"peak_flops": peak, "bandwidth": bandwidth, "gpus": gpus, "price_per_hour": price_per_hour,
             "memory_bytes": BY_NAME[chip].memory_gb * 1e9 * usable_fraction}
+
+
+def decode_cost_for(model: str, chip: str, gpus: int, batch: int, context: int, utilization: float,
+                    bytes_per_weight: float = 2) -> float:
+    """$ per million decode tokens for a named model on a named chip at its list price (coursekit.prices)."""
+    from coursekit.prices import dollars_per_hour
+
+    return decode_cost_per_million(scenario(model, chip, gpus, batch, context, dollars_per_hour(chip), utilization,
+                                            bytes_per_weight))

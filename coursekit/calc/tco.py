@@ -94,3 +94,15 @@ def tornado(fn, base: dict, swings: dict[str, tuple[float, float]]) -> list[dict
         lo, hi = fn(**{**base, name: low}), fn(**{**base, name: high})
         rows.append({"input": name, "low": lo, "high": hi, "swing": abs(hi - lo)})
     return sorted(rows, key=lambda r: r["swing"], reverse=True)
+
+
+def own_cost_per_year(purchase: float, kw: float, pue: float, electricity_per_kwh: float, hosting_per_year: float,
+                      life_years: float = 3.0) -> float:
+    """Yearly cost of one owned accelerator: straight-line depreciation, power with cooling, hosting."""
+    return purchase / life_years + kw * pue * HOURS_PER_YEAR * electricity_per_kwh + hosting_per_year
+
+
+def own_cost_per_hour(purchase: float, kw: float, pue: float, electricity_per_kwh: float, hosting_per_year: float,
+                      life_years: float = 3.0) -> float:
+    """The rental price per hour at which renting all year costs as much as owning."""
+    return own_cost_per_year(purchase, kw, pue, electricity_per_kwh, hosting_per_year, life_years) / HOURS_PER_YEAR
