@@ -6,10 +6,11 @@ stores its numbers in `dashboard.state` and its figure in `dashboard.figure` (te
 """
 from __future__ import annotations
 
+import io
 from typing import Callable
 
 import ipywidgets as widgets
-from IPython.display import display
+from IPython.display import Image, display
 from matplotlib.figure import Figure
 
 from coursekit.calc.tco import DAYS_PER_YEAR, cumulative, daily_costs, tornado
@@ -115,9 +116,11 @@ class CostDashboard:
         sens.axvline(sum(daily_costs(st["daily"], HORIZON_DAYS, st["growth"], st["decline"])) / 1e6, color="k", lw=1)
         sens.set(xlabel="3-year serving cost, $ million", title="Sensitivity (each input low/high)")
         self.figure.tight_layout()
+        png = io.BytesIO()   # a PNG, so the plot shows without pyplot's inline backend being loaded
+        self.figure.savefig(png, format="png", dpi=80)
         with self.output:
             self.output.clear_output(wait=True)
-            display(self.figure)
+            display(Image(png.getvalue()))
 
     def show(self) -> None:
         display(widgets.VBox([*self.sliders.values(), self.summary, self.output]))
