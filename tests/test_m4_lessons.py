@@ -128,3 +128,16 @@ def test_doctor_counts_module4_files():
     assert f"{len(sorted((ROOT / 'course').glob('m*/*.ipynb')))} lesson notebooks" in lessons.detail
     assert (ROOT / "course" / "m4-economics" / "module-test.ipynb").exists()
     assert (ROOT / "labs" / "lab4-economics" / "lab4-economics.ipynb").exists()
+
+
+def test_forward_references_in_modules_1_and_3_link_to_module4_lessons():
+    import re
+
+    from lesson_text import COURSE
+
+    for folder, name in (("m1-training-vs-inference", "01-what-each-does"), ("m3-inference-chips", "01-design-axes-and-chips")):
+        text = Lessons(folder).markdown(name)
+        links = re.findall(r"\]\((\.\./m4-economics/[^)]+\.ipynb)\)", text)
+        assert links, f"{folder}/{name}: no link to Module 4"
+        for link in links:
+            assert (COURSE / folder / link).resolve().exists(), link
