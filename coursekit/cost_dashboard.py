@@ -16,6 +16,8 @@ from matplotlib.figure import Figure
 from coursekit.calc.tco import DAYS_PER_YEAR, cumulative, daily_costs, tornado
 
 HORIZON_DAYS = 3 * DAYS_PER_YEAR
+TORNADO_LABELS = {"tokens_per_day_m": "demand (/2, x2)", "growth": "demand growth", "decline": "price decline",
+                  "utilization": "utilization", "batch": "batch (/4, x4)"}
 
 
 class CostDashboard:
@@ -112,7 +114,7 @@ class CostDashboard:
         for i, r in enumerate(rows):
             low, high = sorted((r["low"] / 1e6, r["high"] / 1e6))
             sens.barh(i, high - low, left=low, color="tab:purple")
-        sens.set_yticks(range(len(rows)), [r["input"] for r in rows])
+        sens.set_yticks(range(len(rows)), [TORNADO_LABELS[r["input"]] for r in rows])
         sens.axvline(sum(daily_costs(st["daily"], HORIZON_DAYS, st["growth"], st["decline"])) / 1e6, color="k", lw=1)
         sens.set(xlabel="3-year serving cost, $ million", title="Sensitivity (each input low/high)")
         self.figure.tight_layout()
