@@ -42,6 +42,10 @@ AWS_INF2 = RentalPrice(
     "AWS Inferentia2", 12.98 / 12, "2023",
     "AWS EC2 Inf2 pricing (2023): inf2.48xlarge, 12 Inferentia2 chips, $12.98/hour on demand, us-east-1")
 
+# source: textbook section 58.5, "Training-Inference Co-Design": an H100 "rents for about $3 to $5 per hour
+# in 2026" (market rates of GPU clouds, not a hyperscaler's on-demand list price; no provider named).
+TEXTBOOK_H100_HOURLY = (3.0, 5.0)
+
 RENTALS = {p.chip: p for p in (AWS_P5_H100, AWS_P4D_A100, GCP_TPU_V5E, AWS_INF2)}
 
 GPT4O_2024_08 = ApiPrice(

@@ -141,3 +141,25 @@ def test_forward_references_in_modules_1_and_3_link_to_module4_lessons():
         assert links, f"{folder}/{name}: no link to Module 4"
         for link in links:
             assert (COURSE / folder / link).resolve().exists(), link
+
+
+def test_lesson1_serving_is_the_bigger_bill_only_with_traffic():
+    text = M4.markdown(LESSONS[0])
+    per_m = levers.decode_cost_for("Llama 2 70B", "NVIDIA H100 SXM", 4, 64, 2048, 0.5)
+    startup = sum(tco.daily_costs(serving_cost.daily_cost(500e6, per_m / 1000), 3 * 365)) / 30e6
+    chatgpt = sum(tco.daily_costs(serving_cost.SEED003_CHATGPT_PER_DAY, 3 * 365)) / 100e6
+    # "three years of serving cost about eight times a $100M training run; the startup's ... about a tenth"
+    assert "eight times a $100M training run" in text
+    assert round(chatgpt) == 8
+    assert "about a tenth of its training" in text and 0.08 < startup < 0.12
+
+
+def test_lesson2_market_rates_from_the_textbook():
+    text = M4.markdown(LESSONS[1])
+    # "puts an H100's rent at about $3 to $5 an hour in 2026"
+    assert "about $3 to $5 an hour in 2026" in text and prices.TEXTBOOK_H100_HOURLY == (3.0, 5.0)
+    replica = levers.scenario(LLAMA2_70B.name, "NVIDIA H100 SXM", 4, 64, 2048, prices.AWS_P5_H100.dollars_per_hour, 0.5)
+    at_list = levers.decode_cost_per_million(replica)
+    for hourly in prices.TEXTBOOK_H100_HOURLY:
+        assert levers.decode_cost_per_million({**replica, "price_per_hour": hourly}) == pytest.approx(
+            at_list * hourly / prices.AWS_P5_H100.dollars_per_hour)
