@@ -96,3 +96,42 @@ def bandwidth_per_dollar(chip: str) -> float:
     from coursekit.hardware import BY_NAME
 
     return BY_NAME[chip].memory_tbs * 1000 / dollars_per_hour(chip)
+
+
+# Price history of one vendor's flagship and small models (OpenAI), per million tokens, for Lesson 4.
+# Older lists quoted per 1,000 tokens; converted here (x 1,000).
+API_HISTORY = [
+    ApiPrice("text-davinci-003 (GPT-3.5)", 20.0, 20.0, "1 September 2022",
+             "OpenAI pricing page after the price cut of 1 September 2022: Davinci $0.0200 per 1K tokens"),
+    ApiPrice("gpt-3.5-turbo", 2.0, 2.0, "1 March 2023",
+             "OpenAI, 'Introducing ChatGPT and Whisper APIs' (1 March 2023): $0.002 per 1K tokens"),
+    ApiPrice("GPT-4 (8K)", 30.0, 60.0, "14 March 2023",
+             "OpenAI API pricing at the GPT-4 launch (14 March 2023): $0.03 / $0.06 per 1K prompt / completion tokens"),
+    ApiPrice("GPT-4 Turbo", 10.0, 30.0, "6 November 2023",
+             "OpenAI, 'New models and developer products announced at DevDay' (6 November 2023): $0.01 / $0.03 per 1K"),
+    ApiPrice("GPT-4o", 5.0, 15.0, "13 May 2024", "OpenAI, 'Hello GPT-4o' (13 May 2024): $5 / $15 per 1M tokens"),
+    GPT4O_2024_08,
+    GPT4O_MINI,
+]
+HISTORY = {p.model: p for p in API_HISTORY}
+
+
+def price_date(price: ApiPrice):
+    from datetime import datetime
+
+    return datetime.strptime(price.date, "%d %B %Y").date()
+
+
+def yearly_price_factor(old_model: str, new_model: str, side: str = "output") -> float:
+    """How many times cheaper per year the price fell between two entries of API_HISTORY, compounded."""
+    old, new = HISTORY[old_model], HISTORY[new_model]
+    years = (price_date(new) - price_date(old)).days / 365.25
+    if years <= 0:
+        raise ValueError(f"coursekit/prices.py: {new_model!r} is not later than {old_model!r}")
+    ratio = (old.output_per_m / new.output_per_m) if side == "output" else (old.input_per_m / new.input_per_m)
+    return ratio ** (1 / years)
+
+
+def output_price(model: str) -> float:
+    """$ per million output tokens of a model in API_HISTORY (a flat signature for quiz banks)."""
+    return HISTORY[model].output_per_m

@@ -11,7 +11,7 @@ from coursekit.calc import levers, roofline, serving_cost, tco
 
 
 def test_every_price_names_its_source_and_date_and_a_known_chip():
-    for p in [*prices.RENTALS.values(), *prices.API_PRICES.values()]:
+    for p in [*prices.RENTALS.values(), *prices.API_PRICES.values(), *prices.API_HISTORY]:
         assert p.source and any(ch.isdigit() for ch in p.date), p
     assert set(prices.RENTALS) <= set(hardware.BY_NAME)
     assert prices.AWS_P5_H100.dollars_per_hour == pytest.approx(12.29)   # $98.32 / 8 GPUs
@@ -79,3 +79,12 @@ def test_levers_follow_the_roofline():
     assert levers.prefill_tokens_per_second({**s, "batch": 8}, 2048) == pytest.approx(4 * peak / (2 * s["params"]))
     with pytest.raises(ValueError, match="do not fit"):
         levers.decode_tokens_per_second({**s, "gpus": 1})
+
+
+def test_yearly_price_factor_compounds_over_the_dates():
+    # GPT-4 (14 March 2023, $60/M out) to GPT-4o (13 May 2024, $15/M out): 4x over 1.17 years
+    years = (prices.price_date(prices.HISTORY["GPT-4o"]) - prices.price_date(prices.HISTORY["GPT-4 (8K)"])).days / 365.25
+    factor = prices.yearly_price_factor("GPT-4 (8K)", "GPT-4o")
+    assert factor ** years == pytest.approx(4.0)
+    with pytest.raises(ValueError, match="not later"):
+        prices.yearly_price_factor("GPT-4o", "GPT-4 (8K)")

@@ -16,21 +16,23 @@ from coursekit.model_configs import LLAMA2_70B
 from lesson_text import Lessons
 
 ROOT = Path(__file__).resolve().parent.parent
-LESSONS = ["01-trained-once-served-forever", "02-cost-per-token", "03-rent-buy-and-split-fleets"]
+LESSONS = ["01-trained-once-served-forever", "02-cost-per-token", "03-rent-buy-and-split-fleets",
+           "04-price-of-a-token"]
 M4 = Lessons("m4-economics")
 
 
 @pytest.mark.parametrize("index, name", list(enumerate(LESSONS, 1)))
 def test_lesson_structure(index, name):
     assert "**Learning objectives.**" in M4.nb(name).cells[0].source
-    M4.check_structure(name, f"m4-l{index}", ("## Key terms", "## Summary", "**Errata**"))
+    checked = "**Errata**" if index < 4 else "**Claim checked**"
+    M4.check_structure(name, f"m4-l{index}", ("## Key terms", "## Summary", checked))
     text = M4.markdown(name)
     assert "seed 0" not in text.lower(), "student-facing text cites sources by name, never as seeds"
 
 
 def test_errata_document_lists_each_lesson_and_the_lab():
     errata = (ROOT / "docs" / "errata" / "m4.md").read_text()
-    for where in ("Lesson 1", "Lesson 2", "Lesson 3", "Lab 4"):
+    for where in ("Lesson 1", "Lesson 2", "Lesson 3", "Lesson 4", "Lab 4"):
         assert where in errata
 
 
@@ -163,3 +165,26 @@ def test_lesson2_market_rates_from_the_textbook():
     for hourly in prices.TEXTBOOK_H100_HOURLY:
         assert levers.decode_cost_per_million({**replica, "price_per_hour": hourly}) == pytest.approx(
             at_list * hourly / prices.AWS_P5_H100.dollars_per_hour)
+
+
+def test_lesson4_rates_drivers_and_the_flatlined_claim():
+    text = M4.markdown(LESSONS[3])
+    # "fell several-fold a year": GPT-4 launch -> GPT-4o (August 2024), output tokens
+    assert "fell several-fold a year" in text
+    assert 3 < prices.yearly_price_factor("GPT-4 (8K)", "GPT-4o (2024-08-06)") < 4
+    # "the step from GPT-4 to GPT-4o mini is the largest on the chart"
+    steps = [prices.HISTORY[m].output_per_m for m in ("GPT-4 (8K)", "GPT-4 Turbo", "GPT-4o", "GPT-4o (2024-08-06)")]
+    assert "largest on the chart" in text
+    assert steps[0] / prices.GPT4O_MINI.output_per_m > max(a / b for a, b in zip(steps, steps[1:]))
+    # "Moving the replica from eight A100s to four H100s at AWS's list prices does not lower the cost per token"
+    assert "does not lower the cost per token" in text
+    h100 = levers.decode_cost_for("Llama 2 70B", "NVIDIA H100 SXM", 4, 64, 2048, 0.5)
+    a100 = levers.decode_cost_for("Llama 2 70B", "NVIDIA A100 40GB", 8, 64, 2048, 0.5)
+    assert h100 >= a100
+    # "each cut the cost by a factor of about two, and they compound"
+    base = levers.scenario("Llama 2 70B", "NVIDIA H100 SXM", 4, 64, 2048, prices.AWS_P5_H100.dollars_per_hour, 0.5)
+    cost = levers.decode_cost_per_million
+    assert "about two, and they compound" in text
+    for lever in ({"batch": 256}, {"bytes_per_weight": 1}):
+        assert 1.5 < cost(base) / cost({**base, **lever}) < 2.5
+    assert cost(base) / cost({**base, "batch": 256, "bytes_per_weight": 1}) > 2.5
