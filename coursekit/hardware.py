@@ -74,3 +74,54 @@ GROQ_LPU = Chip(
 
 ALL_CHIPS = [A100_40GB, A100_SXM_80GB, H100_SXM, H100_NVL, H200_SXM, L40S, TPU_V5E, INFERENTIA2, GROQ_LPU]
 BY_NAME = {chip.name: chip for chip in ALL_CHIPS}
+
+
+# ---- Module 2: training chips and the links between them --------------------------------------
+# Tensor-core generations and interconnects for Module 2 (training). Sparse figures are 2x the dense
+# ones on every datasheet below; only dense numbers are stored.
+
+B200 = Chip(
+    "NVIDIA B200 (DGX B200)", "gpu", bf16_tflops=2250, memory_gb=180, memory_tbs=8.0,
+    fp8_tflops=4500, interconnect_gbs=1800,
+    source="NVIDIA DGX B200 datasheet (2024): 8 GPUs, 72 PFLOPS FP8 training (with 2:4 sparsity, so "
+           "4.5 PFLOPS dense FP8 and 2.25 PFLOPS dense BF16 per GPU), 1,440 GB HBM3e at 64 TB/s, NVLink 5 1.8 TB/s per GPU",
+)
+
+# Dense TF32 tensor-core peaks (TFLOP/s): the format A100 introduced so FP32 code runs on tensor cores.
+# source: NVIDIA A100 datasheet (2021): TF32 156 (312 sparse); H100 SXM datasheet (2023): TF32 494.5 (989 sparse).
+TF32_TFLOPS = {A100_SXM_80GB.name: 156, H100_SXM.name: 494.5}
+
+
+@dataclass(frozen=True)
+class Link:
+    """One chip-to-chip or node-to-node link. Bandwidths are per GPU, stated one way AND both ways,
+    because vendors headline the bidirectional sum for NVLink and the one-way rate for networks."""
+    name: str
+    scope: str                # "intra-node" or "inter-node"
+    one_way_gbs: float        # GB/s (10^9 bytes/s) in each direction
+    latency_us: float         # alpha: per-message start-up cost, microseconds (an order of magnitude)
+    source: str = ""
+
+    @property
+    def bidirectional_gbs(self) -> float:
+        return 2 * self.one_way_gbs
+
+
+# Latencies are course assumptions, not datasheet figures: a few microseconds per hop is the order of
+# magnitude NCCL's small-message all-reduce shows on both link kinds; only the bandwidths are quoted.
+NVLINK3 = Link("NVLink 3 (A100)", "intra-node", one_way_gbs=300, latency_us=3,
+               source="NVIDIA A100 datasheet (2021): NVLink 600 GB/s per GPU, both directions together")
+NVLINK4 = Link("NVLink 4 (H100)", "intra-node", one_way_gbs=450, latency_us=3,
+               source="NVIDIA H100 datasheet (2023): NVLink 900 GB/s per GPU, both directions together")
+NVLINK5 = Link("NVLink 5 (B200)", "intra-node", one_way_gbs=900, latency_us=3,
+               source="NVIDIA DGX B200 datasheet (2024): NVLink 5, 1.8 TB/s per GPU, both directions together")
+IB_HDR = Link("InfiniBand HDR (200 Gb/s per GPU)", "inter-node", one_way_gbs=25, latency_us=5,
+              source="NVIDIA DGX A100 user guide: eight 200 Gb/s HDR ports for compute, one per GPU; 200 Gb/s = 25 GB/s each way")
+IB_NDR = Link("InfiniBand NDR (400 Gb/s per GPU)", "inter-node", one_way_gbs=50, latency_us=5,
+              source="NVIDIA DGX H100 datasheet (2023): eight 400 Gb/s ConnectX-7 ports, one per GPU; 400 Gb/s = 50 GB/s each way")
+PCIE_GEN4 = Link("PCIe Gen4 x16", "intra-node", one_way_gbs=32, latency_us=5,
+                 source="PCI-SIG PCIe 4.0: 16 GT/s x 16 lanes, about 32 GB/s each way (the L40S datasheet's 64 GB/s is both ways)")
+
+LINKS = [NVLINK3, NVLINK4, NVLINK5, IB_HDR, IB_NDR, PCIE_GEN4]
+LINKS_BY_NAME = {link.name: link for link in LINKS}
+TRAINING_CHIPS = [A100_SXM_80GB, H100_SXM, B200]
