@@ -63,7 +63,7 @@ def _child(request: dict, spec, shell, out_w: int, uid: int, worker: int) -> Non
         os.closerange(RESULT_FD + 1, 4096)         # the control pipes to the engine stay out of reach
         from autograder import harness, sandbox
 
-        settings = {k: tuple(map(tuple, v)) if k == "hide" else tuple(v) if k in ("read_only", "keep") else v
+        settings = {k: tuple(map(tuple, v)) if k == "hide" else tuple(v) if k in ("read_only", "keep", "allow") else v
                     for k, v in job["confinement"].items()}
         flags = sandbox.enter(sandbox.Confinement(**dict(settings, uid=uid)), worker)
         os.environ.clear()
