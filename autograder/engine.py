@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import queue
+import re
 import shutil
 import stat
 import subprocess
@@ -27,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from autograder.flags import scan_source
-from autograder.harness import OUT_OF_MEMORY, RESULT_TOO_LARGE
+from autograder.harness import FLAGS_END, OUT_OF_MEMORY, RESULT_TOO_LARGE
 from autograder.hidden import hidden_cases
 from autograder.reference import reference_output
 from autograder.sandbox import allowed_paths, default_hidden, kill_uid, needed_paths
@@ -272,6 +273,19 @@ def judge_task(task: Task, labels: list[str], cases: list[Case], wanted: list[An
                       f"{task.title}: all {len(cases)} cases pass")
 
 
+def _forbidden(task: Task, report: Any, flags: list[str]) -> TaskResult | None:
+    """Zero for a task whose function reached code it may not call (seen in the report or streamed)."""
+    prefix = f"reference: {task.grade_id} calls "
+    reached = next((f[len(prefix):] for f in flags if f.startswith(prefix)), None)
+    if reached is None and isinstance(report, dict) and isinstance(report.get("forbidden"), str):
+        reached = report["forbidden"][:200]
+    if reached is None:
+        return None
+    return TaskResult(task.grade_id, 0.0, float(task.points), False,
+                      f"{task.title}: {task.function} calls {reached}, the course's own code for this task; "
+                      "write it yourself (this task scores 0)")
+
+
 def _memory_full(reply: dict, limits: Limits) -> bool:
     """Whether the child's peak resident memory reached most of what the limit left it.
 
@@ -429,10 +443,10 @@ class GradingPool:
         result = SubmissionResult(student_id, spec.lab_id, "failed", None,
                                   max_score=float(spec.total_points))
         try:
-            raw = read_submission(notebook)
-            cells = notebook_cells(parse_notebook(raw), spec)
-            # hidden cases are this student's and this submission's own: resubmitting draws new ones
-            prepared = self._cases(spec, secret, f"{student_id}\0{hashlib.sha256(raw).hexdigest()}")
+            cells = read_cells(notebook, spec)
+            # hidden cases are this student's and this attempt's own: changed code draws new ones
+            attempt = hashlib.sha256(json.dumps(cells).encode()).hexdigest()
+            prepared = self._cases(spec, secret, f"{student_id}\0{attempt}")
             static = scan_source([_python(source) for _, source in cells])
             report, reply = self._run(notebook, spec, cells, prepared)
             reason = _failure_reason(reply, self.limits)
@@ -441,6 +455,10 @@ class GradingPool:
                 flags.add("fork: left processes running after the notebook finished")
             if isinstance(report, dict):
                 flags.update(str(f)[:200] for f in _listed(report, "flags") if isinstance(f, str))
+            streamed, ended = _streamed_flags(reply)
+            flags.update(streamed)             # seen as they happened: a rewritten report cannot drop them
+            if reason is None and not ended:
+                flags.add("tamper: cut the grader's flag channel")
             result.flags = sorted(flags)
             if reason is None and report is _MALFORMED:
                 reason = "malformed report: the notebook's process wrote a report the grader cannot read"
@@ -453,8 +471,9 @@ class GradingPool:
             errors = [e for e in _listed(report, "cell_errors") if isinstance(e, dict)
                       and isinstance(e.get("cell"), (int, str)) and isinstance(e.get("error"), str)]
             tasks = report.get("tasks") if isinstance(report.get("tasks"), dict) else {}
-            result.tasks = [judge_task(task, prepared.labels[task.grade_id], prepared.cases[task.grade_id],
-                                       prepared.wanted[task.grade_id], tasks.get(task.grade_id), errors)
+            result.tasks = [_forbidden(task, tasks.get(task.grade_id), result.flags)
+                            or judge_task(task, prepared.labels[task.grade_id], prepared.cases[task.grade_id],
+                                          prepared.wanted[task.grade_id], tasks.get(task.grade_id), errors)
                             for task in spec.tasks]
             result.status = "graded"
             result.score = sum(t.points for t in result.tasks)
@@ -527,6 +546,14 @@ class GradingPool:
         return report if isinstance(report, dict) else _MALFORMED
 
 
+def _streamed_flags(reply: dict) -> tuple[set[str], bool]:
+    """The flags the child streamed while it ran, and whether the harness reached its end line."""
+    lines = str(reply.get("streamed_flags", "")).splitlines()
+    ended = bool(lines) and lines[-1] == FLAGS_END
+    return {line[:200] for line in lines if FLAG_LINE.match(line)}, ended
+
+
+FLAG_LINE = re.compile(r"^(tamper|exit|signals|fork|memory|env|files|network|introspection|sandbox|reference): ")
 _MALFORMED = object()                    # a report that exists but does not parse as a JSON object
 
 

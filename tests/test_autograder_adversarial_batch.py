@@ -10,6 +10,7 @@ import csv
 import io
 import json
 import os
+import re
 
 import nbformat
 import pytest
@@ -27,16 +28,18 @@ def _rows(course) -> dict[str, tuple]:
     return {r[1]: (r[3], r[4], r[5]) for r in store_rows(course)}
 
 
-# A notebook the report channel of: replaces os.pwrite so the report the child writes is a 100,000-deep nest.
+# Rewrites its report through os.pwrite into a 100,000-deep nest: the harness holds its own pwrite.
 DEEP_REPORT = ("import os\n_pwrite = os.pwrite\n"
                "def _forge(fd, data, offset):\n    _pwrite(fd, b'[' * 100000, 0)\n    return len(data)\n"
                "os.pwrite = _forge")
-# Valid JSON of the wrong shapes: flags and cell errors that are not lists of text.
-ODD_REPORT = ("import os\n_pwrite = os.pwrite\n"
-              "def _forge(fd, data, offset):\n"
-              "    _pwrite(fd, b'{\"tasks\": {\"test_add\": {\"defined\": true, \"outputs\": 5}}, \"flags\": 7, '\n"
-              "                b'\"cell_errors\": [1, {\"cell\": []}]}', 0)\n    return len(data)\n"
-              "os.pwrite = _forge")
+# Tries to connect out (out of sight of the static scan), then forges a report without that flag.
+HIDES_FLAGS = ("import os\n_pwrite = os.pwrite\n"
+               "try:\n    __import__('so' + 'cket').create_connection(('10.0.0.1', 80), timeout=1)\n"
+               "except OSError:\n    pass\n"
+               "def _forge(fd, data, offset):\n"
+               "    _pwrite(fd, data.tobytes().replace(b'network: tried to connect', b'x'), offset)\n"
+               "    return len(data)\n"
+               "os.pwrite = _forge")
 
 
 @pytest.mark.slow
@@ -54,7 +57,8 @@ def test_no_submission_stops_the_batch_or_stays_pending(course, tmp_path):
                           "locked": False, "schema_version": 3}}
     (inbox / "xan.ipynb").write_text(_with_cell(course, "assert True", **extra))
     (inbox / "deb.ipynb").write_text(_with_cell(course, DEEP_REPORT))
-    (inbox / "odd.ipynb").write_text(_with_cell(course, ODD_REPORT))
+    (inbox / "odd.ipynb").write_text(_with_cell(course, HIDES_FLAGS))
+    (inbox / "cut.ipynb").write_text(_with_cell(course, "import os\nos.close(4)"))
     cli(course, "collect", str(inbox), "--lab", LAB)
     stale = course / "autograded" / "ada" / LAB / "tmpcrash.tmp"        # left by a crashed earlier run
     stale.parent.mkdir(parents=True)
@@ -63,17 +67,18 @@ def test_no_submission_stops_the_batch_or_stays_pending(course, tmp_path):
     grade = cli(course, "grade", LAB, "--workers", "2", "--no-progress")
     assert "GRADER ERROR" not in grade.stdout and not stale.exists()
     rows = _rows(course)
-    assert set(rows) == {"ada", "sue", "nest", "sam", "xan", "deb", "odd"}
-    for student in ("ada", "sam", "xan"):                       # honest work is graded in full
+    assert set(rows) == {"ada", "sue", "nest", "sam", "xan", "deb", "odd", "cut"}
+    for student in ("ada", "sam", "xan", "deb", "odd", "cut"):    # their own work is graded in full
         assert rows[student][:2] == ("graded", 6.0), (student, rows[student])
     assert rows["sue"][0] == "failed" and "unreadable notebook" in rows["sue"][2] and "surrogate" in rows["sue"][2]
     assert rows["nest"][0] == "failed" and "nested too deeply" in rows["nest"][2]
-    assert rows["deb"][:2] == ("failed", 0.0) and "malformed report" in rows["deb"][2]
-    assert rows["odd"][1] == 0.0
+    flags = {r[1]: json.loads(r[6])["flags"] for r in store_rows(course)}
+    assert "network: tried to connect" in flags["odd"]          # streamed as it happened: not forgeable
+    assert "tamper: cut the grader's flag channel" in flags["cut"]
     assert not list((course / "autograded").glob(f"*/{LAB}/*.tmp"))
 
     again = cli(course, "grade", LAB, "--no-progress")                  # a rerun has nothing left to do
-    assert "graded now 0, already graded 7" in again.stdout
+    assert "graded now 0, already graded 8" in again.stdout
     assert cli(course, "grade", LAB, "--student", "ada", "--regrade", "--no-progress").returncode == 0
     status = cli(course, "status", LAB).stdout
     assert status.rstrip().endswith("0 pending")
@@ -173,7 +178,7 @@ def test_the_child_sees_an_allowlist_and_shares_nothing_writable(course, tmp_pat
         assert rows["aaa"][1] == 6.0
         assert rows["bbb"][1] == 5.0 and rows["ccc"][1] == 5.0     # add earned nothing from aaa's leftovers
         assert not lock.exists() and libc.shmget(SHM_KEY, 0, 0) < 0
-        written_mb = float(_seen(course, "fill").split("got ", 1)[1].rstrip("."))
+        written_mb = float(re.search(r"got ([0-9.]+)\.", _seen(course, "fill")).group(1))
         assert 100 <= written_mb <= 256                       # the scratch cap, across all its folders
     finally:
         for path in (other / "solutions", other):
@@ -182,3 +187,68 @@ def test_the_child_sees_an_allowlist_and_shares_nothing_writable(course, tmp_pat
         segment = libc.shmget(SHM_KEY, 0, 0)
         if segment >= 0:
             libc.shmctl(segment, 0, None)                      # IPC_RMID: do not leak into the host
+
+
+def _hidden_messages(course, student: str) -> list[str]:
+    """Messages naming a hidden case, over every stored attempt of `student`."""
+    return [t["message"] for r in store_rows(course) if r[1] == student
+            for t in json.loads(r[6])["tasks"] if "hidden case" in t["message"]]
+
+
+@pytest.mark.slow
+def test_hidden_cases_are_per_student_and_attempt_and_never_show_the_answer(course, tmp_path):
+    # passes the visible case only: the judge's message names a failing hidden case
+    only_visible = _probe(course, "return a + b if (a, b) == (2, 3) else 0")
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    for student in ("amy", "bob"):
+        (inbox / f"{student}.ipynb").write_text(only_visible)
+    cli(course, "collect", str(inbox), "--lab", LAB)
+    cli(course, "grade", LAB, "--workers", "1", "--no-progress")
+    amy, bob = _hidden_messages(course, "amy"), _hidden_messages(course, "bob")
+    assert len(amy) == len(bob) == 1
+    for message in amy + bob:
+        assert "expected values of hidden cases are not shown" in message and "expected 0" not in message
+        a, b = map(int, re.search(r"add\((-?\d+), (-?\d+)\)", message).groups())
+        assert f"{a + b}" not in message.split(")", 2)[-1]        # the answer appears nowhere after the case
+    assert amy != bob                                              # same code, other student: other cases
+    # bob resubmits with the answer his feedback would have shown hard-coded: a new attempt, new cases
+    a, b = map(int, re.search(r"add\((-?\d+), (-?\d+)\)", bob[0]).groups())
+    (inbox / "bob.ipynb").write_text(_probe(course, f"return a + b if (a, b) in ((2, 3), ({a}, {b})) else 0"))
+    cli(course, "collect", str(inbox), "--lab", LAB)
+    cli(course, "grade", LAB, "--workers", "1", "--no-progress")
+    assert len(set(_hidden_messages(course, "bob"))) == 2          # the second attempt failed on other cases
+    feedback = cli(course, "feedback", LAB)
+    assert feedback.returncode == 0
+    html = (course / "feedback" / "bob" / LAB / f"{LAB}.html").read_text()
+    assert "expected values of hidden cases are not shown" in html
+
+
+@pytest.mark.slow
+def test_calling_the_course_reference_scores_zero_and_the_visible_check_warns(tmp_path):
+    """Lab 1 with ridge_point answered by coursekit's own calculator: that task scores 0 with a reason
+    in the judge's run; the student's `autograder check` passes the case but warns."""
+    import sys
+    import subprocess
+    from pathlib import Path
+
+    from autograder.engine import grade_submission
+    from autograder.spec import load_spec
+
+    root = Path(__file__).resolve().parents[1]
+    nb = nbformat.read(root / "solutions" / "lab1-roofline" / "lab1-roofline.ipynb", as_version=4)
+    for cell in nb.cells:
+        if (cell.metadata.get("nbgrader") or {}).get("grade_id") == "impl_ridge":
+            cell.source = ("def ridge_point(peak_flops, bandwidth):\n    from coursekit.calc import roofline\n"
+                           "    return roofline.ridge_point(peak_flops, bandwidth)")
+    path = tmp_path / "lab1-roofline.ipynb"
+    nbformat.write(nb, path)
+    result = grade_submission(path, load_spec("lab1-roofline"), student_id="rex", secret=b"reach-test")
+    tasks = {t.grade_id: t for t in result.tasks}
+    assert result.status == "graded" and tasks["test_ridge"].points == 0
+    assert "calls coursekit.calc.roofline.ridge_point" in tasks["test_ridge"].message
+    assert all(t.passed for g, t in tasks.items() if g != "test_ridge"), [t.message for t in result.tasks]
+    assert "reference: test_ridge calls coursekit.calc.roofline.ridge_point" in result.flags
+    check = subprocess.run([sys.executable, "-m", "autograder.cli", "check", str(path)], cwd=root,
+                           capture_output=True, text=True, env=dict(os.environ, COURSE_QUICK="1"))
+    assert "warning: ridge_point calls coursekit.calc.roofline.ridge_point" in check.stdout, check.stdout

@@ -400,3 +400,36 @@ def test_a_course_and_venv_under_tmp_stay_visible_in_the_private_tmp(tmp_path):
     assert report["flags"] == []
     assert report["probe"] == {"code": "code", "package": "package",
                                "solution": "FileNotFoundError", "other": "FileNotFoundError"}
+
+
+def test_a_report_the_grader_cannot_parse_is_the_submissions_failure(tmp_path):
+    from autograder.engine import _MALFORMED, _streamed_flags
+
+    for text in ("[" * 100_000 + "]" * 100_000, "{not json", "[1, 2]"):
+        (tmp_path / "result.json").write_text(text)
+        assert GradingPool._report(tmp_path / "result.json") is _MALFORMED
+    (tmp_path / "empty.json").write_text("")
+    assert GradingPool._report(tmp_path / "empty.json") is None
+    flags, ended = _streamed_flags({"streamed_flags": "network: tried to connect\nnot a flag\nend of flags\n"})
+    assert flags == {"network: tried to connect"} and ended
+    assert _streamed_flags({"streamed_flags": "fork: os.fork at runtime\n"}) == ({"fork: os.fork at runtime"}, False)
+
+
+SHIPPED_SPECS = sorted((Path(__file__).resolve().parents[1] / "autograder" / "specs").glob("lab*.py"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("spec_file", SHIPPED_SPECS, ids=lambda p: p.stem)
+def test_each_solution_keeps_to_its_tasks_forbidden_list(spec_file):
+    """A task's `forbidden` list (default spec.DEFAULT_FORBIDDEN) must let its own solution through:
+    a lab whose solution calls a course calculator inside a graded function declares what it may call."""
+    from autograder.reach import call_watched
+    from autograder.reference import solution_namespace
+
+    spec = load_spec(spec_file)
+    namespace = solution_namespace(spec.solution_path())
+    for task in spec.tasks:
+        for case in task.visible:
+            args, kwargs = task.prepare(case)
+            _, reached = call_watched(namespace[task.function], args, kwargs, task.forbids)
+            assert reached is None, f"{spec.lab_id}/{task.grade_id}: the solution calls {reached}"
