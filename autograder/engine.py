@@ -33,6 +33,7 @@ from autograder.hidden import hidden_cases
 from autograder.reference import reference_output
 from autograder.sandbox import allowed_paths, default_hidden, kill_uid, needed_paths
 from autograder.spec import REPO_ROOT, Case, LabSpec, Task
+from autograder.thin import thin
 
 MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024
 # Signals a process dies from when memory runs out: the kernel's OOM killer, C code that aborts on a
@@ -179,7 +180,7 @@ def notebook_cells(data: Any, spec: LabSpec) -> list[tuple[int, str]]:
         if not isinstance(source, str):
             raise _Failed(f"cell {index}: source is neither text nor a list of lines")
         cells.append((index, source))
-    return cells
+    return thin(cells, spec.solution_path())
 
 
 def _python(source: str) -> str:

@@ -112,10 +112,9 @@ def _namespaces(conf: Confinement) -> tuple[list[str], bool]:
     if os.geteuid() != 0:
         return ["sandbox: not root: no network or mount namespace, no uid drop, hidden paths readable "
                 "if file permissions allow"], False
-    wanted = {CLONE_NEWNS: "mount", CLONE_NEWIPC: "IPC"}
-    if not conf.network:
-        wanted[CLONE_NEWNET] = "network"
-    else:
+    wanted = {CLONE_NEWNET: "network"} if not conf.network else {}
+    wanted.update({CLONE_NEWIPC: "IPC", CLONE_NEWNS: "mount"})    # mount last: without it we stop
+    if conf.network:
         flags.append("sandbox: network allowed by the limits")
     if _call("unshare", sum(wanted)):              # some hosts allow one namespace kind but not another
         for kind, name in wanted.items():
