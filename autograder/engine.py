@@ -437,7 +437,12 @@ class GradingPool:
     def _cases(self, spec: LabSpec, secret: bytes, draw: str) -> _Prepared:
         key = (spec.origin or spec.lab_id, spec.lab_id, secret)
         with self._prepare_lock:            # visible references run once per lab and secret, then are shared
-            return prepare(spec, secret, draw, self._known.setdefault(key, {}))
+            try:
+                return prepare(spec, secret, draw, self._known.setdefault(key, {}))
+            except GraderError:
+                raise
+            except Exception as error:      # noqa: BLE001 - a spec's case generator: the instructor's side
+                raise GraderError(f"{spec.lab_id}: drawing the cases failed: {error!r}") from error
 
     def grade(self, notebook: Path, spec: LabSpec, student_id: str, secret: bytes) -> SubmissionResult:
         start = time.monotonic()
