@@ -63,16 +63,35 @@ def cmd_grade(args, course: Course) -> int:
         if args.student:
             rows = [r for r in rows if r.student_id == args.student]
         print(summary_table(report, rows))
-        errors += len(report.errors)
+        errors += len(report.errors) + len(report.unpublished)
     return 1 if errors else 0
 
 
 def cmd_feedback(args, course: Course) -> int:
+    problems = 0
     for lab in _labs(course, args.lab):
-        course.nbgrader("generate_feedback", lab, "--force")
+        if course.nbgrader("generate_feedback", lab, "--force", check=False).returncode != 0:
+            # nbgrader stops at the first notebook it cannot handle: make the rest one student at a
+            # time, so one submission never costs everyone else their feedback
+            for student, error in _feedback_per_student(course, lab):
+                print(f"{lab}: no feedback for {student}: {error}", file=sys.stderr)
+                problems += 1
         made = sorted(course.feedback.glob(f"*/{lab}/*.html"))
         print(f"{lab}: {len(made)} feedback file(s) in {course.feedback}")
-    return 0
+    return 1 if problems else 0
+
+
+def _feedback_per_student(course: Course, lab: str) -> list[tuple[str, str]]:
+    failed = []
+    for graded in sorted(course.autograded.glob(f"*/{lab}/*.ipynb")):
+        student = graded.parent.parent.name
+        if student.startswith(".") or any((course.feedback / student / lab).glob("*.html")):
+            continue
+        done = course.nbgrader("generate_feedback", lab, "--student", student, "--force", check=False)
+        if done.returncode != 0:
+            lines = [line for line in (done.stdout or "").splitlines() if line.strip()]
+            failed.append((student, lines[-1][:300] if lines else f"nbgrader exited {done.returncode}"))
+    return failed
 
 
 def cmd_export(args, course: Course) -> int:
