@@ -156,7 +156,7 @@ def start_local_cluster(workers: int):
 
     # memory_limit=0: the sandbox limits each submission; Dask must not pause or kill a worker for it
     return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                        dashboard_address=None, memory_limit=0)
+                        dashboard_address=":0", memory_limit=0)
 
 
 class DaskPool:
