@@ -3,6 +3,7 @@
     autograder generate [LAB]                  solutions/ -> labs/ (nbgrader generate_assignment)
     autograder collect SOURCE --lab LAB        folder or LMS zip -> submitted/<student>/<lab>/
     autograder grade [LAB] [--workers N]       sandboxed, parallel, resumable grading
+                     [--cluster ADDRESS|local] ... on a Dask cluster (see autograder/distributed.py)
     autograder feedback [LAB]                  per-student HTML into feedback/
     autograder export [--format csv|canvas]    grades as CSV or a Canvas gradebook import
     autograder report [LAB]                    distributions, failure reasons, flags, item analytics
@@ -57,7 +58,7 @@ def cmd_grade(args, course: Course) -> int:
     for lab in _labs(course, args.lab):
         report = grade_lab(course, lab, secret=secret, workers=args.workers, student=args.student,
                            regrade=args.regrade, retry_failed=args.retry_failed,
-                           progress=not args.no_progress, limits=limits)
+                           progress=not args.no_progress, limits=limits, cluster=args.cluster)
         with Store(course.results_db) as store:
             rows = current_rows(course, store, lab)
         if args.student:
@@ -165,6 +166,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("grade", help="grade submissions in parallel, sandboxed; resumes where it stopped")
     p.add_argument("lab", nargs="?")
     p.add_argument("--workers", type=int, help="parallel workers (default: one per core)")
+    p.add_argument("--cluster", metavar="ADDRESS", help="grade on a Dask cluster: its scheduler "
+                   "(tcp://host:8786), or 'local' to start one here with --workers workers")
     p.add_argument("--student", help="grade only this student")
     p.add_argument("--regrade", action="store_true", help="grade again even if a current result exists")
     p.add_argument("--retry-failed", action="store_true", help="grade again the submissions that failed")

@@ -437,7 +437,9 @@ def default_hidden(course_root: Path, notebook: Path, solution: Path, extra=()) 
     checkout = Path(__file__).resolve().parent.parent
     for root in (course_root, checkout, solution, notebook):
         hidden += [(path, "git repository") for path in git_dirs(root)]
-    hidden += [(Path(p), "instructor paths") for p in extra]
+    # extra: paths, or (path, label) pairs (Dask grading ships the client's labelled list)
+    hidden += [(Path(p), "instructor paths") if isinstance(p, (str, os.PathLike)) else (Path(p[0]), p[1])
+               for p in extra]
     seen, result = set(), []
     for path, label in hidden:
         key = str(path.resolve())

@@ -142,6 +142,8 @@ class LabSpec:
                                  # A relative path is taken relative to the spec module's folder.
     origin: str | None = field(default=None, compare=False)  # spec module file, set by load_spec so
                                                              # grading workers can load the same spec
+    gpu: bool = False            # `grade --cluster`: send submissions only to Dask workers declaring
+                                 # a GPU resource (`dask worker --resources GPU=1`)
 
     def solution_path(self) -> Path:
         if self.solution is None:
