@@ -17,7 +17,7 @@ class Chip:
     memory_tbs: float         # bandwidth of that memory, TB/s (10^12 bytes/s)
     int8_tops: float | None = None   # dense INT8 peak, TOP/s, where published
     fp8_tflops: float | None = None  # dense FP8 peak, TFLOP/s, where published
-    interconnect_gbs: float | None = None  # chip-to-chip bandwidth, GB/s (total, both directions)
+    interconnect_gbs: float | None = None  # chip-to-chip bandwidth, GB/s, both directions added (as datasheets print it)
     source: str = ""
 
     @property
@@ -40,6 +40,12 @@ H100_SXM = Chip(
     "NVIDIA H100 SXM", "gpu", bf16_tflops=989, memory_gb=80, memory_tbs=3.35,
     int8_tops=1979, fp8_tflops=1979, interconnect_gbs=900,
     source="NVIDIA H100 Tensor Core GPU datasheet (2023): 989 TFLOPS BF16 dense (1,979 sparse), 3.35 TB/s HBM3, NVLink 900 GB/s",
+)
+H100_PCIE = Chip(
+    "NVIDIA H100 PCIe", "gpu", bf16_tflops=756, memory_gb=80, memory_tbs=2.0,
+    int8_tops=1513, fp8_tflops=1513, interconnect_gbs=600,
+    source="NVIDIA H100 Tensor Core GPU datasheet (2023), H100 PCIe column: 756 TFLOPS BF16 dense (1,513 sparse), "
+           "80 GB HBM2e at 2 TB/s (the SXM part has HBM3), NVLink bridge 600 GB/s",
 )
 H100_NVL = Chip(
     "NVIDIA H100 NVL (one GPU of the pair)", "gpu", bf16_tflops=835, memory_gb=94, memory_tbs=3.9,
@@ -72,5 +78,22 @@ GROQ_LPU = Chip(
     source="Groq GroqChip product brief and Abts et al., ISCA 2020 'Think Fast: a Tensor Streaming Processor': 230 MB on-die SRAM at 80 TB/s, 188 TFLOPS FP16, 750 TOPS INT8",
 )
 
-ALL_CHIPS = [A100_40GB, A100_SXM_80GB, H100_SXM, H100_NVL, H200_SXM, L40S, TPU_V5E, INFERENTIA2, GROQ_LPU]
+ALL_CHIPS = [A100_40GB, A100_SXM_80GB, H100_PCIE, H100_SXM, H100_NVL, H200_SXM, L40S, TPU_V5E, INFERENTIA2, GROQ_LPU]
 BY_NAME = {chip.name: chip for chip in ALL_CHIPS}
+
+
+@dataclass(frozen=True)
+class Link:
+    """A link's bandwidth in ONE direction, the rate a one-way transfer (a KV cache, a checkpoint) sees."""
+    name: str
+    one_way_gbs: float        # GB/s (10^9 bytes/s) each way
+    source: str
+
+
+# NVLink 4 on the H100 SXM: 18 links x 50 GB/s = 900 GB/s counting both directions, 450 GB/s each way.
+NVLINK4_H100 = Link("NVLink 4 (H100 SXM)", H100_SXM.interconnect_gbs / 2,
+                    "NVIDIA H100 datasheet: NVLink 900 GB/s, the sum of both directions")
+INFINIBAND_NDR = Link("400 Gb/s InfiniBand (NDR)", 400 / 8,
+                      "NVIDIA ConnectX-7 / Quantum-2 NDR InfiniBand: 400 Gb/s per port each way")
+PCIE5_X16 = Link("PCIe 5.0 x16", 64, "PCI-SIG PCIe 5.0: 32 GT/s x 16 lanes, about 64 GB/s each way")
+ETHERNET_25G = Link("25 Gb/s Ethernet", 25 / 8, "IEEE 802.3by 25GBASE: 25 Gb/s each way")

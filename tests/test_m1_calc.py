@@ -132,6 +132,24 @@ def test_llama2_7b_training_mfu_is_plausible():
     assert roofline.inference_tokens_matching_training(7e9, 2e12) == pytest.approx(6e12)
 
 
+def test_mfu_quiz_draws_only_published_triples_with_realistic_mfu():
+    """m1-l1-mfu draws one published run at a time, so size, tokens and GPU-hours belong together."""
+    from pathlib import Path
+
+    import yaml
+
+    bank = Path(__file__).resolve().parent.parent / "quizzes" / "m1" / "l1-what-each-does.yaml"
+    item = next(i for i in yaml.safe_load(bank.read_text())["items"] if i["id"] == "m1-l1-mfu")
+    runs = item["params"]["run"]["choices"]
+    assert set(runs) == set(roofline.A100_TRAINING_RUNS)
+    for run in runs:
+        mfu = roofline.training_mfu(*(roofline.published_run_value(run, f) for f in ("n_params", "train_tokens", "gpu_hours")),
+                                    312)
+        assert 0.3 < mfu < 0.5, run
+    with pytest.raises(KeyError, match="roofline.py"):
+        roofline.published_run_value("Llama 2 34B", "n_params")
+
+
 def test_ring_allreduce_and_transfers():
     assert roofline.ring_allreduce_bytes(100, 1) == 0
     assert roofline.ring_allreduce_bytes(100, 2) == 100
