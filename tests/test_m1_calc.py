@@ -1,4 +1,4 @@
-"""Module 1 formulas against hand-checkable cases, published figures and the seeds' corrected claims."""
+"""Module 1 formulas against hand-checkable cases, published figures and the sources' corrected claims."""
 from __future__ import annotations
 
 import math

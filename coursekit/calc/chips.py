@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from coursekit import hardware
 from coursekit.calc.kvcache import model_by_name, model_kv_bytes_per_session
 
-# The four philosophies compared in Module 3 (seed 003, lesson 3), one representative chip each.
+# The four philosophies compared in Module 3 (the Module 6 course text, lesson 3), one representative chip each.
 PHILOSOPHIES = {
     "SRAM-resident (Groq LPU)": hardware.GROQ_LPU,
     "Systolic array (TPU v5e)": hardware.TPU_V5E,
