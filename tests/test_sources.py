@@ -43,3 +43,12 @@ def test_errata_pages_are_claim_source_correction_reference_tables(module):
         cells = [c.strip() for c in row.strip("|").split(" | ")]
         assert len(cells) == 6 and all(cells), f"{module}: incomplete row {row[:80]}"
         assert cells[2].lower().startswith(names), f"{module}: row {cells[0]} names no known source: {cells[2]}"
+
+
+@pytest.mark.parametrize("path", sorted(ROOT.glob("course/m*/0*.ipynb")), ids=lambda p: p.name)
+def test_each_lesson_points_to_the_reading_list(path):
+    import nbformat
+
+    intro = nbformat.read(path, as_version=4).cells[0].source
+    assert "[reading list](../../docs/reading-list.md)" in intro
+    assert (path.parent / "../../docs/reading-list.md").resolve().exists()
