@@ -21,9 +21,11 @@ def start(args: argparse.Namespace) -> int:
         command.append("--no-browser")
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.append("--allow-root")  # JupyterLab refuses root otherwise (containers, CI)
-    command += args.jupyter_args
+    from .terminal import jupyter_args, terminal_env
+
+    command += jupyter_args() + args.jupyter_args  # terminals find `course` and `autograder`
     print("Starting JupyterLab on the course's start page (Ctrl+C to stop)...", flush=True)
-    os.execv(sys.executable, command)
+    os.execve(sys.executable, command, terminal_env())
     return 0  # not reached
 
 

@@ -201,10 +201,27 @@ def check_progress_writable() -> Check:
     return Check("progress store", True, f"{folder} is writable")
 
 
+def check_terminal_commands() -> Check:
+    """`course` and `autograder` resolve, to this environment, in a terminal `course start` opens."""
+    from .terminal import resolve_in_terminal, outside_shell_hint, scripts_dir
+
+    try:
+        found = resolve_in_terminal()
+    except (OSError, subprocess.SubprocessError) as exc:
+        return Check("terminal commands", False, f"cannot run the terminal's shell: {exc}", "set SHELL to a working shell")
+    scripts = scripts_dir()
+    wrong = {name: where for name, where in found.items() if where is None or Path(where).parent != scripts}
+    if wrong:
+        detail = ", ".join(f"{name} -> {where or 'not found'}" for name, where in wrong.items())
+        return Check("terminal commands", False, f"{detail} in a course terminal (expected {scripts})",
+                     f"reinstall with ./course.sh start; check that your shell's rc file does not reset PATH")
+    return Check("terminal commands", True, f"{', '.join(found)} found in {scripts}; {outside_shell_hint()}")
+
+
 def run_checks(root: Path | None = None) -> list[Check]:
     root = root or course_root()
     return [check_python(), check_torch(), *check_packages(), *check_lab_extensions(),
-            check_server_extension(), check_course_files(root), check_labs(root), check_banks(root),
+            check_server_extension(), check_terminal_commands(), check_course_files(root), check_labs(root), check_banks(root),
             check_progress_writable()]
 
 
