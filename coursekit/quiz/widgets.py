@@ -28,10 +28,12 @@ STYLE = """<style>
    their buttons drifted onto the next row. Let labels grow, and keep each button beside its text. */
 .course-quiz .widget-radio-box label { height: auto; min-height: var(--jp-widgets-radio-item-height);
   line-height: 1.4; display: flex; align-items: flex-start; padding: 2px 0; }
-.course-quiz .widget-radio-box input { float: none; flex: none; height: 1.4em; line-height: 1.4; }
+.course-quiz .widget-radio-box input { float: none; flex: none; order: -1; height: 1.4em; line-height: 1.4; }
 .course-quiz .widget-checkbox label { display: flex; align-items: flex-start; height: auto; line-height: 1.4; }
 .course-quiz .widget-checkbox input { flex: none; height: 1.4em; }
+/* width:100% plus the widgets' margins overflowed each item: a horizontal scrollbar under every one */
 .course-quiz .jupyter-widgets { box-sizing: border-box; max-width: 100%; min-width: 0; }
+.course-quiz .widget-vbox > .jupyter-widgets { width: auto !important; }
 .course-quiz-item { border-top: 1px solid var(--jp-border-color2); padding: 4px 0; }
 .course-quiz-stem { color: var(--jp-content-font-color1); font-size: var(--jp-content-font-size1); }
 .course-quiz-feedback { padding: 4px 8px; margin: 2px 0; border-left: 4px solid var(--jp-border-color1);
@@ -156,14 +158,15 @@ class LessonQuizView:
     """A lesson quiz: check each question, get feedback, retry until right; first tries score."""
 
     def __init__(self, title: str, questions: list[Question], *, on_answer: Callable | None = None,
-                 on_new_attempt: Callable | None = None, done: dict | None = None):
+                 on_new_attempt: Callable | None = None, done: dict | None = None, history: str = ""):
         self.questions = [QuestionView(q, n) for n, q in enumerate(questions, 1)]
         self.on_answer = on_answer
         self.first_try: dict[str, bool] = {}
         self.tries: dict[str, int] = {}
         self.score = widgets.HTML()
         self.score.add_class("course-quiz-score")
-        children = [widgets.HTML(f"{STYLE}<h4 style='margin:0.2em 0'>{html.escape(title)}</h4>")]
+        children = [widgets.HTML(f"{STYLE}<h4 style='margin:0.2em 0'>{html.escape(title)}</h4>"
+                                 + (f"<div class='course-quiz-history'>{to_html(history)}</div>" if history else ""))]
         self.check_buttons = []
         for view in self.questions:
             button = widgets.Button(description="Check", button_style="primary", icon="check")
