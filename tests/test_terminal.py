@@ -95,3 +95,4 @@ def test_terminal_from_course_start_finds_the_commands(tmp_path):
     finally:
         process.terminate()
         process.wait(timeout=20)
+
