@@ -29,11 +29,11 @@ SOURCES = {
         '"Module 6" of an online course on AI hardware: lessons "Two Modes, Two Hardware Philosophies", '
         '"Training Chips: The A100 and H100 Era", "Inference Chips: Purpose-Built Accelerators" and '
         '"The Economics of Split Infrastructure", with quizzes, tutor labs and a module test (no author or date given)',
-        "A four-lesson course module on training versus inference hardware; it feeds Modules 1 and 3.",
+        "A four-lesson course module on training versus inference hardware; it feeds Modules 1, 3 and 4.",
         "Useful framing and chip survey, but several figures are off (a revenue example 1,000x too large, "
         "an A100 ratio from a rounded bandwidth, a KV-cache size that ignores grouped-query attention) and "
         "vendor claims are repeated as facts. Check every number.",
-        ("m1", "m3"),
+        ("m1", "m3", "m4"),
     ),
     "000": Source(
         "000", "the co-design textbook section",
@@ -42,7 +42,7 @@ SOURCES = {
         "Good on the ideas (inference-aware scaling, MoE, cascades), weaker on facts: it mislabels "
         "DeepSeek-V3 as \"V4\", cites a model and a paper we could not find, and states a cascade saving "
         "that holds only for some prices.",
-        ("m5",),
+        ("m5", "m4"),
     ),
     "001": Source(
         "001", "Spuler's blog post",
@@ -60,7 +60,7 @@ SOURCES = {
         "A discussion thread; Module 1 uses it as a debate to test with arithmetic.",
         "Opinion: its growth rates (\"4x a year\", \"20-30% a year\") are unsourced and compare different "
         "quantities.",
-        ("m1",),
+        ("m1", "m4"),
     ),
     "004": Source(
         "004", "the Training vs. Inference guide",
@@ -68,7 +68,7 @@ SOURCES = {
         "An introductory guide to memory in numbers for training and serving; it feeds Module 1.",
         "Clear rules of thumb, but its 70B training-memory total leaves out the FP32 master copy its own "
         "rule includes, and it calls the KV cache a modest overhead.",
-        ("m1",),
+        ("m1", "m4"),
     ),
 }
 
