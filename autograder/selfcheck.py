@@ -79,7 +79,9 @@ def run_check(path: Path) -> tuple[str, list[TaskCheck], list[str]]:
             checks.append(TaskCheck(task.grade_id, task.title, False, f"{type(error).__name__}: {error}"))
         else:
             cases = printed.getvalue().count("ok ")
-            checks.append(TaskCheck(task.grade_id, task.title, True, f"{cases} visible case(s) pass"))
+            warning = next((l for l in printed.getvalue().splitlines() if l.startswith("warning: ")), "")
+            checks.append(TaskCheck(task.grade_id, task.title, True,
+                                    f"{cases} visible case(s) pass" + (f"; {warning}" if warning else "")))
     return lab_id, checks, problems
 
 

@@ -17,7 +17,7 @@ class Chip:
     memory_tbs: float         # bandwidth of that memory, TB/s (10^12 bytes/s)
     int8_tops: float | None = None   # dense INT8 peak, TOP/s, where published
     fp8_tflops: float | None = None  # dense FP8 peak, TFLOP/s, where published
-    interconnect_gbs: float | None = None  # chip-to-chip bandwidth, GB/s (total, both directions)
+    interconnect_gbs: float | None = None  # chip-to-chip bandwidth, GB/s, both directions added (as datasheets print it)
     source: str = ""
 
     @property
@@ -40,6 +40,12 @@ H100_SXM = Chip(
     "NVIDIA H100 SXM", "gpu", bf16_tflops=989, memory_gb=80, memory_tbs=3.35,
     int8_tops=1979, fp8_tflops=1979, interconnect_gbs=900,
     source="NVIDIA H100 Tensor Core GPU datasheet (2023): 989 TFLOPS BF16 dense (1,979 sparse), 3.35 TB/s HBM3, NVLink 900 GB/s",
+)
+H100_PCIE = Chip(
+    "NVIDIA H100 PCIe", "gpu", bf16_tflops=756, memory_gb=80, memory_tbs=2.0,
+    int8_tops=1513, fp8_tflops=1513, interconnect_gbs=600,
+    source="NVIDIA H100 Tensor Core GPU datasheet (2023), H100 PCIe column: 756 TFLOPS BF16 dense (1,513 sparse), "
+           "80 GB HBM2e at 2 TB/s (the SXM part has HBM3), NVLink bridge 600 GB/s",
 )
 H100_NVL = Chip(
     "NVIDIA H100 NVL (one GPU of the pair)", "gpu", bf16_tflops=835, memory_gb=94, memory_tbs=3.9,
@@ -72,7 +78,7 @@ GROQ_LPU = Chip(
     source="Groq GroqChip product brief and Abts et al., ISCA 2020 'Think Fast: a Tensor Streaming Processor': 230 MB on-die SRAM at 80 TB/s, 188 TFLOPS FP16, 750 TOPS INT8",
 )
 
-ALL_CHIPS = [A100_40GB, A100_SXM_80GB, H100_SXM, H100_NVL, H200_SXM, L40S, TPU_V5E, INFERENTIA2, GROQ_LPU]
+ALL_CHIPS = [A100_40GB, A100_SXM_80GB, H100_PCIE, H100_SXM, H100_NVL, H200_SXM, L40S, TPU_V5E, INFERENTIA2, GROQ_LPU]
 BY_NAME = {chip.name: chip for chip in ALL_CHIPS}
 
 
@@ -125,3 +131,12 @@ PCIE_GEN4 = Link("PCIe Gen4 x16", "intra-node", one_way_gbs=32, latency_us=5,
 LINKS = [NVLINK3, NVLINK4, NVLINK5, IB_HDR, IB_NDR, PCIE_GEN4]
 LINKS_BY_NAME = {link.name: link for link in LINKS}
 TRAINING_CHIPS = [A100_SXM_80GB, H100_SXM, B200]
+
+# One-way links the lessons quote for one-way transfers (a KV cache, a checkpoint, a draft model's tokens).
+# NVLink 4 on the H100 SXM: 18 links x 50 GB/s = 900 GB/s counting both directions, 450 GB/s each way.
+NVLINK4_H100 = NVLINK4
+INFINIBAND_NDR = IB_NDR
+PCIE5_X16 = Link("PCIe 5.0 x16", "intra-node", one_way_gbs=64, latency_us=5,
+                 source="PCI-SIG PCIe 5.0: 32 GT/s x 16 lanes, about 64 GB/s each way")
+ETHERNET_25G = Link("25 Gb/s Ethernet", "inter-node", one_way_gbs=25 / 8, latency_us=10,
+                    source="IEEE 802.3by 25GBASE: 25 Gb/s each way")
