@@ -136,12 +136,18 @@ def cmd_status(args, course: Course) -> int:
 
 
 def cmd_check(args, course: Course | None) -> int:
+    from .onscreen import saved_version, unsaved_work
     from .selfcheck import record_progress, render, run_check
 
-    lab_id, checks, problems = run_check(Path(args.notebook))
+    path = Path(args.notebook)
+    stale = unsaved_work(path) if path.is_file() else None   # asked first: running the cells takes a while
+    lab_id, checks, problems = run_check(path)
     print(render(lab_id, checks, problems))
+    print(saved_version(path))
     passed = sum(c.passed for c in checks)
-    if record_progress(lab_id, passed, len(checks)):
+    if stale:
+        print(f"WARNING: {stale}\n(progress not recorded: the saved file may be out of date)")
+    elif record_progress(lab_id, passed, len(checks)):
         print("(progress recorded)")
     return 0 if passed == len(checks) else 1
 
