@@ -29,11 +29,11 @@ SOURCES = {
         '"Module 6" of an online course on AI hardware: lessons "Two Modes, Two Hardware Philosophies", '
         '"Training Chips: The A100 and H100 Era", "Inference Chips: Purpose-Built Accelerators" and '
         '"The Economics of Split Infrastructure", with quizzes, tutor labs and a module test (no author or date given)',
-        "A four-lesson course module on training versus inference hardware; it feeds Modules 1, 3 and 4.",
+        "A four-lesson course module on training versus inference hardware; it feeds Modules 1 to 4.",
         "Useful framing and chip survey, but several figures are off (a revenue example 1,000x too large, "
         "an A100 ratio from a rounded bandwidth, a KV-cache size that ignores grouped-query attention) and "
         "vendor claims are repeated as facts. Check every number.",
-        ("m1", "m3", "m4"),
+        ("m1", "m2", "m3", "m4"),
     ),
     "000": Source(
         "000", "the co-design textbook section",
@@ -51,7 +51,7 @@ SOURCES = {
         "inference; it feeds Modules 1 and 3.",
         "A broad, readable overview with few numbers; one technical claim (decode-time FFNs as "
         "compute-bound) is wrong at ordinary batch sizes.",
-        ("m1", "m3"),
+        ("m1", "m2", "m3"),
     ),
     "002": Source(
         "002", "the Whetstone Forum thread",
