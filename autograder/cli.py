@@ -64,16 +64,35 @@ def cmd_grade(args, course: Course) -> int:
         if args.student:
             rows = [r for r in rows if r.student_id == args.student]
         print(summary_table(report, rows))
-        errors += len(report.errors)
+        errors += len(report.errors) + len(report.unpublished)
     return 1 if errors else 0
 
 
 def cmd_feedback(args, course: Course) -> int:
+    problems = 0
     for lab in _labs(course, args.lab):
-        course.nbgrader("generate_feedback", lab, "--force")
+        if course.nbgrader("generate_feedback", lab, "--force", check=False).returncode != 0:
+            # nbgrader stops at the first notebook it cannot handle: make the rest one student at a
+            # time, so one submission never costs everyone else their feedback
+            for student, error in _feedback_per_student(course, lab):
+                print(f"{lab}: no feedback for {student}: {error}", file=sys.stderr)
+                problems += 1
         made = sorted(course.feedback.glob(f"*/{lab}/*.html"))
         print(f"{lab}: {len(made)} feedback file(s) in {course.feedback}")
-    return 0
+    return 1 if problems else 0
+
+
+def _feedback_per_student(course: Course, lab: str) -> list[tuple[str, str]]:
+    failed = []
+    for graded in sorted(course.autograded.glob(f"*/{lab}/*.ipynb")):
+        student = graded.parent.parent.name
+        if student.startswith(".") or any((course.feedback / student / lab).glob("*.html")):
+            continue
+        done = course.nbgrader("generate_feedback", lab, "--student", student, "--force", check=False)
+        if done.returncode != 0:
+            lines = [line for line in (done.stdout or "").splitlines() if line.strip()]
+            failed.append((student, lines[-1][:300] if lines else f"nbgrader exited {done.returncode}"))
+    return failed
 
 
 def cmd_export(args, course: Course) -> int:
@@ -117,12 +136,18 @@ def cmd_status(args, course: Course) -> int:
 
 
 def cmd_check(args, course: Course | None) -> int:
+    from .onscreen import saved_version, unsaved_work
     from .selfcheck import record_progress, render, run_check
 
-    lab_id, checks, problems = run_check(Path(args.notebook))
+    path = Path(args.notebook)
+    stale = unsaved_work(path) if path.is_file() else None   # asked first: running the cells takes a while
+    lab_id, checks, problems = run_check(path)
     print(render(lab_id, checks, problems))
+    print(saved_version(path))
     passed = sum(c.passed for c in checks)
-    if record_progress(lab_id, passed, len(checks)):
+    if stale:
+        print(f"WARNING: {stale}\n(progress not recorded: the saved file may be out of date)")
+    elif record_progress(lab_id, passed, len(checks)):
         print("(progress recorded)")
     return 0 if passed == len(checks) else 1
 
