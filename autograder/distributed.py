@@ -19,8 +19,10 @@ the caller (grade.py) only when a task returns, so nothing is counted twice.
 """
 from __future__ import annotations
 
+import asyncio
 import atexit
 import concurrent.futures
+import functools
 import hashlib
 import os
 import platform
@@ -56,13 +58,19 @@ def _source_digest() -> str:
 
 def fingerprint() -> dict[str, str]:
     """What must match between the instructor's machine and a worker (runs on both)."""
+    return dict(_fingerprint())
+
+
+@functools.lru_cache(maxsize=1)
+def _fingerprint() -> tuple:
+    """Computed once per process: the code a process runs is the code it loaded at start."""
     found = {"python": platform.python_version(), "autograder": _source_digest()}
     for name in VERSIONED:
         try:
             found[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             found[name] = "absent"
-    return found
+    return tuple(sorted(found.items()))
 
 
 def differences(mine: dict, theirs: dict) -> str:
@@ -182,7 +190,11 @@ class DaskPool:
 
     def _check_workers(self) -> tuple[list[str], dict[str, str]]:
         """Split the connected workers into those running this code and those refused (with why)."""
-        self.client.wait_for_workers(1, timeout=60)
+        try:
+            self.client.wait_for_workers(1, timeout=60)
+        except (TimeoutError, asyncio.TimeoutError):       # one class from Python 3.11 on
+            self.close()
+            raise GraderError("no Dask worker joined the scheduler within 60 s: start `dask worker ADDRESS`") from None
         accepted, refused = [], {}
         for address, found in self.client.run(fingerprint, on_error="return").items():
             if isinstance(found, BaseException):
