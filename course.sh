@@ -2,6 +2,7 @@
 # One entry point for a fresh machine with Python 3.11:
 #   ./course.sh start [course start options]   set up .venv and open the course in JupyterLab
 #   ./course.sh test  [pytest options]         set up .venv plus test tools and run the whole suite
+#   ./course.sh hub   --roster CSV [options]   set up .venv plus JupyterHub and serve a class (as root)
 # Set-up is idempotent: a second run only checks that everything is already installed.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -53,9 +54,12 @@ case "$cmd" in
     make_venv; pip_install ""
     exec "$venv/bin/course" start "$@" ;;
   test)
-    make_venv; pip_install "[test]"; install_browser
+    make_venv; pip_install "[test,hub]"; install_browser
     exec "$venv/bin/python" -m pytest "$@" ;;
+  hub)
+    make_venv; pip_install "[hub]"
+    exec "$venv/bin/course" hub "$@" ;;
   *)
-    echo "usage: ./course.sh start [--port N] [--no-browser]   |   ./course.sh test [pytest args]" >&2
+    echo "usage: ./course.sh start [--port N] [--no-browser]   |   ./course.sh test [pytest args]   |   ./course.sh hub --roster CSV" >&2
     exit 2 ;;
 esac

@@ -4,6 +4,7 @@ from __future__ import annotations
 import traceback
 from typing import Any, Callable
 
+from autograder.reach import call_watched
 from autograder.spec import load_spec
 
 
@@ -36,7 +37,7 @@ def run_visible(lab_id: str, grade_id: str, fn: Callable[..., Any]) -> int:
     for case in task.visible:
         args, kwargs = task.prepare(case)
         try:
-            output = fn(*args, **kwargs)
+            output, reached = call_watched(fn, args, kwargs, task.forbids)
         except NotImplementedError as error:
             raise VisibleTestFailed(f"{task.title}, case '{case.name}': {task.function} is not implemented yet "
                                  f"({error})") from None
@@ -63,4 +64,7 @@ def run_visible(lab_id: str, grade_id: str, fn: Callable[..., Any]) -> int:
             hint = f"\nHint: {case.hint}" if case.hint else ""
             raise VisibleTestFailed(f"{task.title}, case '{case.name}': {message}{hint}")
         print(f"ok {case.name}")
+        if reached:
+            print(f"warning: {task.function} calls {reached}, the course's own code for this task: "
+                  "the grader scores this task 0 until you write it yourself")
     return CasesPassed(len(task.visible))

@@ -53,7 +53,10 @@ def announce_new_secret(path: Path) -> None:
           file=sys.stderr)
 
 
-def case_seed(secret: bytes, lab_id: str, grade_id: str, index: int) -> int:
-    """HMAC-SHA256(secret, lab_id, grade_id, index) as a 64-bit seed; NUL separators keep fields apart."""
-    message = b"\0".join([lab_id.encode(), grade_id.encode(), str(index).encode()])
+def case_seed(secret: bytes, lab_id: str, grade_id: str, index: int, draw: str = "") -> int:
+    """HMAC-SHA256(secret, lab_id, grade_id, index[, draw]) as a 64-bit seed; NUL separators keep fields
+    apart. `draw` names whose cases these are (the engine: student and submission), so cases seen by
+    one student, or in one attempt, say nothing about another's."""
+    fields = [lab_id.encode(), grade_id.encode(), str(index).encode()] + ([draw.encode()] if draw else [])
+    message = b"\0".join(fields)
     return int.from_bytes(hmac.new(secret, message, hashlib.sha256).digest()[:8], "big")

@@ -86,7 +86,9 @@ def check_namespace(lab_id: str, namespace: dict) -> list[TaskCheck]:
             checks.append(TaskCheck(task.grade_id, task.title, False, f"{type(error).__name__}: {error}"))
         else:
             cases = printed.getvalue().count("ok ")
-            checks.append(TaskCheck(task.grade_id, task.title, True, f"{cases} visible case(s) pass"))
+            warning = next((l for l in printed.getvalue().splitlines() if l.startswith("warning: ")), "")
+            checks.append(TaskCheck(task.grade_id, task.title, True,
+                                    f"{cases} visible case(s) pass" + (f"; {warning}" if warning else "")))
     return checks
 
 

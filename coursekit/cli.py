@@ -71,6 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
         pass  # the quiz package is optional in a partial checkout
     else:
         register(sub)
+    from .hub.cli import register as register_hub
+
+    register_hub(sub)
     return parser
 
 

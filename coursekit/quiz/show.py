@@ -23,7 +23,7 @@ def lesson_seed(learner: str, bank_id: str, attempt: int) -> int:
 
 def module_test_seed(student: str, bank_id: str, attempt: int = 1) -> int:
     """Attempt n of a student: its own draw and numbers, so a retake after the key was shown is a new
-    test. Attempt 1 keeps the seed it always had (results already recorded stay reproducible)."""
+    test. Attempt 1 keeps the source it always had (results already recorded stay reproducible)."""
     if attempt == 1:
         return derive_seed("module-test", student, bank_id)
     return derive_seed("module-test", student, bank_id, attempt)

@@ -1,0 +1,77 @@
+"""One Unix account per roster member: the isolation between students is the kernel's file permissions.
+
+Homes live in the hub's data folder (mode 0700, owned by the person), so they survive restarts with
+everything else, and no student can read or write another's files or the instructor's.
+"""
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import stat
+import subprocess
+from pathlib import Path
+
+FIRST_UID = 1000   # accounts below this are the system's: never hand one of them to a roster name
+
+
+class AccountError(RuntimeError):
+    pass
+
+
+def ensure_account(username: str, home: Path) -> pwd.struct_passwd:
+    """Create `username` with `home` (or check the existing account), then make the home private."""
+    try:
+        account = pwd.getpwnam(username)
+    except KeyError:
+        if os.geteuid() != 0:
+            raise AccountError(f"creating the account {username!r} needs root: run `course hub` as root "
+                               "(or create the roster's accounts first)") from None
+        home.parent.mkdir(parents=True, exist_ok=True)
+        done = subprocess.run(["useradd", "--create-home", "--home-dir", str(home), "--shell", "/bin/bash",
+                               "--user-group", "--no-log-init", username], capture_output=True, text=True)
+        if done.returncode != 0:
+            raise AccountError(f"useradd {username} failed: {done.stderr.strip()}")
+        account = pwd.getpwnam(username)
+    if account.pw_uid < FIRST_UID:
+        raise AccountError(f"roster name {username!r} is a system account (uid {account.pw_uid}); rename it in the roster")
+    Path(account.pw_dir).mkdir(parents=True, exist_ok=True)
+    os.chown(account.pw_dir, account.pw_uid, account.pw_gid)
+    os.chmod(account.pw_dir, 0o700)
+    return account
+
+
+def make_reachable(path: Path) -> list[Path]:
+    """Add o+x (traverse, not list) to each folder above `path` that lacks it, so class accounts can run
+    the course's Python (pyenv and conda often live in root's 0700 home). Returns the folders changed."""
+    changed = []
+    for folder in reversed(Path(path).resolve().parents):
+        mode = folder.stat().st_mode
+        if not mode & stat.S_IXOTH:
+            os.chmod(folder, stat.S_IMODE(mode) | stat.S_IXOTH)
+            changed.append(folder)
+    return changed
+
+
+def give(path: Path, account: pwd.struct_passwd) -> None:
+    """chown -R path to the account (files seeded by root into a home)."""
+    for folder, dirs, files in os.walk(path):
+        os.chown(folder, account.pw_uid, account.pw_gid)
+        for name in files:
+            os.chown(os.path.join(folder, name), account.pw_uid, account.pw_gid)
+
+
+def seed(source: Path, target: Path, account: pwd.struct_passwd) -> None:
+    """Copy `source` into a home once; later runs keep what the person changed."""
+    if target.exists() or not source.exists():
+        return
+    if source.is_dir():
+        shutil.copytree(source, target, ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+    else:
+        shutil.copy2(source, target)
+    give(target, account)
+
+
+def remove_account(username: str) -> None:
+    """userdel, after the account's processes are gone (tests clean up the users they made)."""
+    subprocess.run(["userdel", username], capture_output=True, text=True)

@@ -1,0 +1,130 @@
+"""The hub's data folder, and preparing it from a roster: accounts, homes, the nbgrader exchange.
+
+    <data>/hub.json                 settings `course hub` was started with (read by jupyterhub_config.py)
+    <data>/jupyterhub.sqlite        users, servers, tokens (JupyterHub's database)
+    <data>/passwords.dbm            first-login passwords (FirstUseAuthenticator, hashed)
+    <data>/exchange/                nbgrader's exchange: the only folder everyone shares
+    <data>/jupyter-config/          nbgrader_config.py every server reads (exchange root, course id)
+    <data>/jupyter-config/student/  students' servers only: formgrader and create-assignment switched off
+    <data>/home/<username>/         each person's home, mode 0700
+    <data>/instructor-secret        the grading secret, readable by root, handed to instructors' servers
+    <data>/admin-token              API token of the `course-admin` service (root only): scripts, benchmarks
+
+Everything a class needs to carry on after a restart lives here; nothing is in the repository.
+"""
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import subprocess
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from ..paths import course_root
+from .accounts import ensure_account, make_reachable, seed
+from .roster import Roster
+
+COURSE_ID = "llm-train-vs-infer"
+INSTRUCTOR_COURSE = "course"     # ~/course: the instructor's nbgrader course directory
+COURSE_ENTRIES = ("nbgrader_config.py", "solutions", "labs", "specs")   # what that copy holds
+STUDENT_LESSONS = "lessons"      # ~/lessons: a student's own copy of the lesson notebooks
+
+
+@dataclass(frozen=True)
+class Settings:
+    roster: str
+    course_source: str           # nbgrader course directory copied into the instructor's home
+    ip: str = "127.0.0.1"
+    port: int = 8000
+    hub_port: int = 8081         # the hub's internal API
+    proxy_api_port: int = 8001
+    python: str = sys.executable
+
+
+class Layout:
+    def __init__(self, data: str | Path):
+        self.data = Path(data).resolve()
+
+    settings = property(lambda self: self.data / "hub.json")
+    db = property(lambda self: self.data / "jupyterhub.sqlite")
+    cookie_secret = property(lambda self: self.data / "jupyterhub_cookie_secret")
+    passwords = property(lambda self: self.data / "passwords.dbm")
+    proxy_token = property(lambda self: self.data / "proxy-token")
+    exchange = property(lambda self: self.data / "exchange")
+    jupyter_config = property(lambda self: self.data / "jupyter-config")
+    secret = property(lambda self: self.data / "instructor-secret")
+    admin_token = property(lambda self: self.data / "admin-token")
+    homes = property(lambda self: self.data / "home")
+
+    def home(self, username: str) -> Path:
+        return self.homes / username
+
+    def read_settings(self) -> Settings:
+        return Settings(**json.loads(self.settings.read_text()))
+
+
+def _private_token(path: Path) -> None:
+    if not path.exists():
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(secrets.token_hex(32) + "\n")
+
+
+def precompile() -> None:
+    """Byte-compile the environment once as root: class accounts cannot write __pycache__ into it, so
+    otherwise every server start would recompile JupyterLab's ~14k modules (the set-up skips it)."""
+    import sysconfig
+
+    folders = [sysconfig.get_paths()["purelib"], str(course_root() / "coursekit"), str(course_root() / "autograder")]
+    subprocess.run([sys.executable, "-m", "compileall", "-q", "-j", "0", *folders], capture_output=True)
+
+
+def _student_config(folder: Path) -> None:
+    """What `jupyter server extension disable` and `jupyter labextension disable` would write, for students."""
+    (folder / "labconfig").mkdir(parents=True, exist_ok=True)
+    (folder / "jupyter_server_config.json").write_text(json.dumps(
+        {"ServerApp": {"jpserver_extensions": {"nbgrader.server_extensions.formgrader": False}}}, indent=1))
+    (folder / "labconfig" / "page_config.json").write_text(json.dumps(
+        {"disabledExtensions": {"@jupyter/nbgrader:formgrader": True, "@jupyter/nbgrader:create-assignment": True}},
+        indent=1))
+
+
+def prepare(layout: Layout, roster: Roster, settings: Settings) -> list[Path]:
+    """Idempotent: a second run adds new roster members and keeps everything else. Returns the folders
+    it had to make traversable for the class accounts (see accounts.make_reachable)."""
+    opened = make_reachable(Path(sys.base_prefix) / "bin") + make_reachable(Path(settings.python).parent)
+    opened += make_reachable(course_root() / "coursekit")
+    layout.data.mkdir(parents=True, exist_ok=True)
+    os.chmod(layout.data, 0o711)      # people reach their homes and the exchange, list nothing
+    layout.homes.mkdir(exist_ok=True)
+    os.chmod(layout.homes, 0o711)
+    # nbgrader's permission model: the exchange root is world-writable with the sticky bit; release
+    # makes inbound/ write-only (2733) and feedback/ unlistable (711) for students.
+    layout.exchange.mkdir(exist_ok=True)
+    os.chmod(layout.exchange, 0o1777)
+    layout.jupyter_config.mkdir(exist_ok=True)
+    (layout.jupyter_config / "nbgrader_config.py").write_text(
+        "c = get_config()  # noqa: F821  (written by `course hub`)\n"
+        f"c.CourseDirectory.course_id = {COURSE_ID!r}\n"
+        f"c.Exchange.root = {str(layout.exchange)!r}\n")
+    _student_config(layout.jupyter_config / "student")
+    for path in (layout.cookie_secret, layout.proxy_token, layout.secret, layout.admin_token):
+        _private_token(path)
+    source = Path(settings.course_source)
+    if (source / "solutions").is_dir():
+        os.chmod(source / "solutions", 0o700)   # on a shared machine the answers are root's and instructors' only
+    lessons = course_root() / "course"
+    for member in roster.members:
+        account = ensure_account(member.username, layout.home(member.username))
+        home = Path(account.pw_dir)
+        if member.role == "instructor":
+            (home / INSTRUCTOR_COURSE).mkdir(exist_ok=True)
+            os.chown(home / INSTRUCTOR_COURSE, account.pw_uid, account.pw_gid)
+            for entry in COURSE_ENTRIES:
+                seed(source / entry, home / INSTRUCTOR_COURSE / entry, account)
+        else:
+            seed(lessons, home / STUDENT_LESSONS, account)
+    layout.settings.write_text(json.dumps(asdict(settings), indent=2) + "\n")
+    return opened

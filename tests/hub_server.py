@@ -1,0 +1,179 @@
+"""A real `course hub` (JupyterHub + configurable-http-proxy) on loopback, for the hub tests and benchmark.
+
+Its Unix accounts are made for the run with a unique prefix (`cth<hex>-`), and removed at the end with
+their processes and the data folder; nothing of the machine's own users is touched.
+"""
+from __future__ import annotations
+
+import os
+import pwd
+import re
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import requests
+
+from conftest import ROOT, free_port
+
+PASSWORD = "class-password-1"
+
+
+def wait_for(condition, timeout: float, what: str, interval: float = 0.3):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(interval)
+    raise TimeoutError(f"timed out after {timeout:.0f}s waiting for {what}")
+
+
+@dataclass
+class RunningHub:
+    url: str
+    data: Path
+    roster: Path
+    course: Path
+    users: dict[str, str]          # short name (ada) -> Unix username (cth1a2b-ada)
+    command: list[str]
+    env: dict
+    process: subprocess.Popen | None = None
+    log: Path | None = None
+    sessions: dict = field(default_factory=dict)
+
+    # -- lifecycle -----------------------------------------------------------------------------
+    def start(self) -> None:
+        self.log = self.data.parent / "hub.log"
+        with open(self.log, "a") as handle:
+            self.process = subprocess.Popen(self.command, env=self.env, stdout=handle, stderr=subprocess.STDOUT,
+                                            start_new_session=True)
+        wait_for(self._up, 120, f"the hub at {self.url} (log: {self.log})")
+
+    def _up(self) -> bool:
+        if self.process.poll() is not None:
+            raise RuntimeError(f"course hub exited {self.process.returncode}:\n{self.log.read_text()[-4000:]}")
+        try:
+            return requests.get(f"{self.url}/hub/api/", timeout=2).status_code == 200
+        except requests.RequestException:
+            return False
+
+    def stop_hub(self) -> None:
+        """SIGTERM to the hub only: with cleanup_servers off, students' servers keep running."""
+        if self.process and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait()
+
+    def log_tail(self, chars: int = 4000) -> str:
+        return f"hub log ({self.log}):\n" + self.log.read_text()[-chars:]
+
+    # -- REST API ------------------------------------------------------------------------------
+    @property
+    def admin_token(self) -> str:
+        return (self.data / "admin-token").read_text().strip()
+
+    def api(self, method: str, path: str, **kwargs) -> requests.Response:
+        headers = {"Authorization": f"token {self.admin_token}"}
+        return requests.request(method, f"{self.url}/hub/api/{path.lstrip('/')}", headers=headers, timeout=30, **kwargs)
+
+    def login(self, name: str, password: str = PASSWORD) -> requests.Session:
+        """The login form, through the proxy, as a browser would (first login sets the password)."""
+        session = requests.Session()
+        page = session.get(f"{self.url}/hub/login", timeout=30)
+        xsrf = re.search(r'name="_xsrf" value="([^"]+)"', page.text)
+        data = {"username": self.users[name], "password": password}
+        if xsrf:
+            data["_xsrf"] = xsrf.group(1)
+        answer = session.post(f"{self.url}/hub/login?next=", data=data, allow_redirects=False, timeout=30)
+        if answer.status_code != 302:
+            raise PermissionError(f"login of {name} refused ({answer.status_code})")
+        self.sessions[name] = session
+        return session
+
+    def user_token(self, name: str) -> str:
+        answer = self.api("POST", f"users/{self.users[name]}/tokens", json={"note": "tests", "expires_in": 3600})
+        answer.raise_for_status()
+        return answer.json()["token"]
+
+    def start_server(self, name: str, timeout: float = 180) -> dict:
+        username = self.users[name]
+        answer = self.api("POST", f"users/{username}/server")
+        if answer.status_code not in (201, 202, 400):    # 400: already running
+            raise RuntimeError(f"starting {username}'s server: {answer.status_code} {answer.text}\n{self.log_tail()}")
+        try:
+            return wait_for(lambda: self.server(name) if (self.server(name) or {}).get("ready") else None,
+                            timeout, f"{username}'s server to be ready")
+        except TimeoutError as error:
+            raise TimeoutError(f"{error}\n{self.log_tail()}") from None
+
+    def server(self, name: str) -> dict | None:
+        model = self.api("GET", f"users/{self.users[name]}").json()
+        return (model.get("servers") or {}).get("")
+
+    def server_api(self, name: str, token: str, method: str, path: str, **kwargs) -> requests.Response:
+        """A call to a user's own JupyterLab server, through the proxy."""
+        return requests.request(method, f"{self.url}/user/{self.users[name]}/api/{path.lstrip('/')}",
+                                headers={"Authorization": f"token {token}"}, timeout=60, **kwargs)
+
+    # -- as a person on the machine ------------------------------------------------------------
+    def home(self, name: str) -> Path:
+        return Path(pwd.getpwnam(self.users[name]).pw_dir)
+
+    def as_user(self, name: str, *command: str, cwd: Path | None = None, env: dict | None = None,
+                timeout: float = 300) -> subprocess.CompletedProcess:
+        """Run a command as that person (what they would type in their JupyterLab terminal)."""
+        home = self.home(name)
+        base = {"HOME": str(home), "USER": self.users[name], "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
+                "JUPYTER_CONFIG_PATH": str(self.data / "jupyter-config"), "COURSE_ROOT": str(ROOT)}
+        full_env = {**base, **(env or {})}
+        return subprocess.run(["runuser", "-u", self.users[name], "--", "env", "-i",
+                               *[f"{k}={v}" for k, v in full_env.items()], *command],
+                              cwd=cwd or home, capture_output=True, text=True, timeout=timeout)
+
+    def cleanup(self) -> None:
+        for name, username in self.users.items():
+            try:
+                self.api("DELETE", f"users/{username}/server")
+            except requests.RequestException:
+                pass
+        self.stop_hub()
+        for username in self.users.values():
+            kill_user_processes(username)
+            subprocess.run(["userdel", username], capture_output=True)
+        shutil.rmtree(self.data.parent, ignore_errors=True)
+
+
+def kill_user_processes(username: str) -> None:
+    found = subprocess.run(["ps", "-u", username, "-o", "pid="], capture_output=True, text=True).stdout.split()
+    for pid in found:
+        try:
+            os.kill(int(pid), signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def make_hub(students: list[str], course: Path, instructor: str = "prof") -> RunningHub:
+    """Write a roster with prefixed names and prepare (not start) a hub serving `course`."""
+    prefix = f"cth{secrets.token_hex(2)}-"
+    users = {instructor: prefix + instructor, **{s: prefix + s for s in students}}
+    base = Path(tempfile.mkdtemp(prefix="course-hub-", dir="/tmp"))
+    os.chmod(base, 0o711)           # homes inside must be reachable by their owners
+    roster = base / "roster.csv"
+    roster.write_text("username,role,name\n" + f"{users[instructor]},instructor,Prof\n"
+                      + "".join(f"{users[s]},student,{s.title()}\n" for s in students))
+    port = free_port()
+    command = [sys.executable, "-m", "coursekit.cli", "hub", "--roster", str(roster), "--data", str(base / "data"),
+               "--course", str(course), "--port", str(port), "--hub-port", str(free_port()),
+               "--proxy-api-port", str(free_port())]
+    env = dict(os.environ, COURSE_QUICK="1")
+    return RunningHub(f"http://127.0.0.1:{port}", base / "data", roster, course, users, command, env)

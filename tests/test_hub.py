@@ -1,0 +1,108 @@
+"""`course hub`: the roster, one Unix account and one JupyterLab per person, private homes, restarts.
+
+The hub tests run the real JupyterHub and configurable-http-proxy on loopback as root (they create
+accounts named cth<hex>-*, removed at the end; see tests/hub_server.py).
+"""
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from coursekit.hub.roster import RosterError, load_roster
+from hub_server import make_hub
+
+ROOT = Path(__file__).resolve().parent.parent
+PIPELINE = ROOT / "tests" / "fixtures" / "pipeline"
+
+
+# -- the roster -----------------------------------------------------------------------------------
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "roster.csv"
+    path.write_text(text)
+    return path
+
+
+def test_roster_loads_instructors_and_students(tmp_path):
+    roster = load_roster(write(tmp_path, "username,role,name\nprof,instructor,P\nada,student,Ada\n\nben,Student,\n"))
+    assert roster.instructors == ["prof"] and roster.students == ["ada", "ben"]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("username,role\nprof,instructor\nada,student\nada,student\n", ":4: duplicate username 'ada' (first on line 3)"),
+    ("username,role\nprof,instructor\nAda Lovelace,student\n", ":3: invalid username 'Ada Lovelace'"),
+    ("username,role\nprof,instructor\n../etc,student\n", ":3: invalid username '../etc'"),
+    ("username,role\nprof,teacher\n", ":2: role 'teacher' for 'prof' must be one of instructor, student"),
+    ("username,role\nprof,instructor,extra\n", ":2: expected 2 columns, found 3"),
+    ("name,email\nprof,p@x\n", ":1: the header must name the columns username and role"),
+    ("username,role\nada,student\n", ": no instructor"),
+])
+def test_bad_roster_is_refused_with_the_line_named(tmp_path, text, message):
+    path = write(tmp_path, text)
+    with pytest.raises(RosterError) as error:
+        load_roster(path)
+    assert str(error.value).startswith(str(path)) and message in str(error.value)
+
+
+def test_course_hub_refuses_a_bad_roster_before_touching_anything(tmp_path):
+    path = write(tmp_path, "username,role\nprof,instructor\nzed-one,student\nzed-one,student\n")
+    done = subprocess.run([sys.executable, "-m", "coursekit.cli", "hub", "--roster", str(path),
+                           "--data", str(tmp_path / "data")], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert f"{path}:4: duplicate username 'zed-one'" in done.stderr
+    assert not (tmp_path / "data").exists()
+    assert subprocess.run(["id", "zed-one"], capture_output=True).returncode != 0   # no account made
+
+
+# -- a running hub ----------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def hub(tmp_path_factory):
+    course = tmp_path_factory.mktemp("hub-course")
+    for entry in ("solutions", "specs"):
+        import shutil
+        shutil.copytree(PIPELINE / entry, course / entry)
+    (course / "nbgrader_config.py").write_text((ROOT / "nbgrader_config.py").read_text())
+    running = make_hub(["ada", "ben", "cai", "mallory"], course)
+    try:
+        running.start()
+        yield running
+    finally:
+        running.cleanup()
+
+
+@pytest.mark.slow
+def test_each_person_gets_their_own_server_as_their_own_user(hub):
+    hub.login("ada")
+    hub.login("mallory")
+    for name in ("ada", "mallory"):
+        hub.start_server(name)
+        home = hub.home(name)
+        mode = home.stat()
+        assert stat.S_IMODE(mode.st_mode) == 0o700 and mode.st_uid == hub_uid(hub, name)
+    ada_token, mallory_token = hub.user_token("ada"), hub.user_token("mallory")
+    saved = hub.server_api("ada", ada_token, "PUT", "contents/notes.txt",
+                           json={"type": "file", "format": "text", "content": "ada's notes"})
+    assert saved.status_code in (200, 201), saved.text
+    notes = hub.home("ada") / "notes.txt"
+    assert notes.read_text() == "ada's notes" and notes.stat().st_uid == hub_uid(hub, "ada")
+    # through the hub: mallory's token does not open ada's server
+    assert hub.server_api("ada", mallory_token, "GET", "contents/notes.txt").status_code == 403
+    # on the machine: mallory cannot read or write in ada's home, nor in the instructor's
+    refused = hub.as_user("mallory", "cat", str(notes))
+    assert refused.returncode != 0 and "Permission denied" in refused.stderr
+    refused = hub.as_user("mallory", "touch", str(hub.home("ada") / "planted"))
+    assert refused.returncode != 0 and "Permission denied" in refused.stderr
+    refused = hub.as_user("mallory", "ls", str(hub.home("prof") / "course" / "solutions"))
+    assert refused.returncode != 0 and "Permission denied" in refused.stderr
+
+
+def hub_uid(hub, name: str) -> int:
+    import pwd
+
+    return pwd.getpwnam(hub.users[name]).pw_uid
