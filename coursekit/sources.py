@@ -33,7 +33,7 @@ SOURCES = {
         "Useful framing and chip survey, but several figures are off (a revenue example 1,000x too large, "
         "an A100 ratio from a rounded bandwidth, a KV-cache size that ignores grouped-query attention) and "
         "vendor claims are repeated as facts. Check every number.",
-        ("m1", "m3"),
+        ("m1", "m2", "m3"),
     ),
     "000": Source(
         "000", "the co-design textbook section",
@@ -51,7 +51,7 @@ SOURCES = {
         "inference; it feeds Modules 1 and 3.",
         "A broad, readable overview with few numbers; one technical claim (decode-time FFNs as "
         "compute-bound) is wrong at ordinary batch sizes.",
-        ("m1", "m3"),
+        ("m1", "m2", "m3"),
     ),
     "002": Source(
         "002", "the Whetstone Forum thread",

@@ -20,6 +20,16 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def loopback_usable() -> bool:
+    """Whether local processes can meet on 127.0.0.1. Inside the grading sandbox's network namespace the
+    loopback is down, so the lab skips its measurement there instead of waiting for a timeout."""
+    try:
+        _free_port()
+    except OSError:
+        return False
+    return True
+
+
 def pick_backend(world_size: int) -> str:
     cuda = torch.cuda.is_available() and torch.cuda.device_count() >= world_size
     return "nccl" if cuda and os.environ.get("COURSE_DEVICE", "") != "cpu" else "gloo"
