@@ -1,6 +1,9 @@
 """Discussion prompts with a hint ladder: hints revealed one at a time, then a worked answer.
 
 This replaces a chat tutor for self-paced learners: think first, then ask for the next rung.
+A lab cell shows only the call, `hint_ladder("lab1-roofline-discuss1")`: the texts live in
+hint_texts.yaml, out of sight until asked, and their numbers are computed in the notebook's
+namespace when the cell runs. Texts can also be given directly:
 
     hint_ladder("How many H100s does the 7B service need?",
                 hints=["Start from bytes per user...", "..."],
@@ -9,16 +12,48 @@ This replaces a chat tutor for self-paced learners: think first, then ask for th
 from __future__ import annotations
 
 import html
+import inspect
+from pathlib import Path
 from typing import Sequence
 
+TEXTS = Path(__file__).with_name("hint_texts.yaml")
 
-def hint_ladder(question: str, hints: Sequence[str], answer: str, *, title: str = "Discuss"):
+
+def prompt_texts(prompt_id: str, namespace: dict) -> dict:
+    """The stored prompt `prompt_id`, its expressions evaluated in `namespace` (the notebook's globals)."""
+    import yaml
+
+    prompts = yaml.safe_load(TEXTS.read_text(encoding="utf-8")) or {}
+    if prompt_id not in prompts:
+        raise KeyError(f"{TEXTS}: no discussion prompt {prompt_id!r} (known: {', '.join(prompts)})")
+    entry = prompts[prompt_id]
+
+    def value(expression: str) -> str:
+        try:
+            # the course's own f-strings over the notebook's variables; parentheses join multi-line ones
+            return eval(f"({expression}\n)", namespace)
+        except Exception as exc:
+            raise RuntimeError(f"{TEXTS}: prompt {prompt_id!r} needs {exc}; run the cells above first") from None
+
+    texts = {key: value(entry[key]) for key in ("question", "answer")}
+    texts["hints"] = [value(h) for h in entry["hints"]]
+    texts["title"] = value(entry["title"]) if "title" in entry else "Discuss"
+    return texts
+
+
+def hint_ladder(question: str, hints: Sequence[str] | None = None, answer: str | None = None, *,
+                title: str = "Discuss"):
     """Show `question` with a button that reveals the next hint, and finally the worked answer.
 
+    With only a prompt id, the texts come from hint_texts.yaml, evaluated in the caller's globals.
     Text may use simple HTML. Returns the ipywidgets container (displayed when last in a cell).
     """
     import ipywidgets as widgets
 
+    if hints is None and answer is None:
+        caller = inspect.currentframe().f_back
+        texts = prompt_texts(question, caller.f_globals)
+        question, hints, answer, title = texts["question"], texts["hints"], texts["answer"], texts["title"]
     if not hints:
         raise ValueError("hint_ladder needs at least one hint before the worked answer")
     rungs = [widgets.HTML(f"<b>Hint {i + 1}.</b> {h}") for i, h in enumerate(hints)]

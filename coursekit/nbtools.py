@@ -18,8 +18,14 @@ def iter_notebooks(paths):
             yield path
 
 
+# What JupyterLab writes when it opens a notebook on ipykernel's python3: a notebook committed with
+# anything else ("Python 3") is modified, and asks to be saved, as soon as it is opened.
+KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+
+
 def strip_notebook(path: Path) -> bool:
-    """Remove outputs, execution counts and volatile metadata; return True if the file changed."""
+    """Remove outputs, execution counts and volatile metadata, and set the kernelspec JupyterLab
+    would write; return True if the file changed."""
     before = path.read_text(encoding="utf-8")
     nb = nbformat.reads(before, as_version=4)
     for cell in nb.cells:
@@ -29,6 +35,7 @@ def strip_notebook(path: Path) -> bool:
         for key in ("execution", "collapsed", "scrolled"):
             cell.metadata.pop(key, None)
     nb.metadata.pop("widgets", None)
+    nb.metadata["kernelspec"] = dict(KERNELSPEC)
     after = nbformat.writes(nb) + "\n"
     if after != before:
         path.write_text(after, encoding="utf-8")
