@@ -49,19 +49,36 @@ def _status_cell(result: dict):
     return cell
 
 
+def _readable(submitted: Path):
+    """The submission as nbformat reads it, or None when it cannot be shown safely: a link, bytes that
+    do not parse, or text no file can store (a lone surrogate)."""
+    try:
+        if submitted.is_symlink():
+            return None
+        nb = nbformat.read(submitted, as_version=4)
+        nbformat.writes(nb).encode("utf-8")
+        return nb
+    except Exception:                         # noqa: BLE001 - RecursionError, UnicodeEncodeError, bad JSON...
+        return None
+
+
 def build(course: Course, lab_id: str, notebook_name: str, submitted: Path, result: dict):
     """The autograded notebook for `result` (a SubmissionResult.to_json() dict)."""
     release = course.labs / lab_id / notebook_name
     released = nbformat.read(release, as_version=4)
-    try:
-        nb = nbformat.read(submitted, as_version=4)
-    except Exception:
-        nb = released                      # unreadable submission: show the verdicts on the release
+    nb = _readable(submitted) or released      # unreadable submission: show the verdicts on the release
     locked = {_grade_id(c): c.source for c in released.cells if _grade_id(c)}
     tasks = {t["grade_id"]: t for t in result["tasks"]}
-    seen = set()
+    seen, ids = set(), set()
     for cell in nb.cells:
         grade_id = _grade_id(cell)
+        if grade_id is not None and (grade_id not in locked or grade_id in ids):
+            # a grade cell the release does not have (or a copy) is not nbgrader's: its feedback would
+            # stop at a MissingEntry. The judge ignored it; so does the gradebook.
+            del cell.metadata["nbgrader"]
+            grade_id = None
+        if grade_id is not None:
+            ids.add(grade_id)
         if cell.cell_type != "code":
             continue
         cell.outputs, cell.execution_count = [], None
@@ -99,12 +116,30 @@ def write(course: Course, lab_id: str, notebook_name: str, submitted: Path, resu
     nb.metadata["autograder"] = {"stamp": stamp}
     target = _target(course, lab_id, notebook_name, result["student_id"])
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        nbformat.write(nb, handle)
-    os.replace(tmp, target)
+    text = nbformat.writes(nb).encode("utf-8")   # before any file exists: nothing is left half-written
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=TMP_PREFIX, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
     # as nbgrader's autograde does: feedback carries these, and `nbgrader release_feedback` needs them
     for sidecar in ("timestamp.txt", "submission_secret.txt"):
         if (submitted.parent / sidecar).is_file():
             shutil.copyfile(submitted.parent / sidecar, target.parent / sidecar)
     return target
+
+
+TMP_PREFIX = ".autograded-"
+
+
+def sweep_temp_files(course: Course, lab_id: str) -> int:
+    """Remove what a crashed run left half-written (only this lab's, only our own temp names)."""
+    removed = 0
+    for pattern in (f"{TMP_PREFIX}*.tmp", "tmp*.tmp"):       # today's names and those of earlier versions
+        for path in course.autograded.glob(f"*/{lab_id}/{pattern}"):
+            path.unlink(missing_ok=True)
+            removed += 1
+    return removed

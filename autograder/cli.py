@@ -3,6 +3,7 @@
     autograder generate [LAB]                  solutions/ -> labs/ (nbgrader generate_assignment)
     autograder collect SOURCE --lab LAB        folder or LMS zip -> submitted/<student>/<lab>/
     autograder grade [LAB] [--workers N]       sandboxed, parallel, resumable grading
+                     [--cluster ADDRESS|local] ... on a Dask cluster (see autograder/distributed.py)
     autograder feedback [LAB]                  per-student HTML into feedback/
     autograder export [--format csv|canvas]    grades as CSV or a Canvas gradebook import
     autograder report [LAB]                    distributions, failure reasons, flags, item analytics
@@ -57,22 +58,41 @@ def cmd_grade(args, course: Course) -> int:
     for lab in _labs(course, args.lab):
         report = grade_lab(course, lab, secret=secret, workers=args.workers, student=args.student,
                            regrade=args.regrade, retry_failed=args.retry_failed,
-                           progress=not args.no_progress, limits=limits)
+                           progress=not args.no_progress, limits=limits, cluster=args.cluster)
         with Store(course.results_db) as store:
             rows = current_rows(course, store, lab)
         if args.student:
             rows = [r for r in rows if r.student_id == args.student]
         print(summary_table(report, rows))
-        errors += len(report.errors)
+        errors += len(report.errors) + len(report.unpublished)
     return 1 if errors else 0
 
 
 def cmd_feedback(args, course: Course) -> int:
+    problems = 0
     for lab in _labs(course, args.lab):
-        course.nbgrader("generate_feedback", lab, "--force")
+        if course.nbgrader("generate_feedback", lab, "--force", check=False).returncode != 0:
+            # nbgrader stops at the first notebook it cannot handle: make the rest one student at a
+            # time, so one submission never costs everyone else their feedback
+            for student, error in _feedback_per_student(course, lab):
+                print(f"{lab}: no feedback for {student}: {error}", file=sys.stderr)
+                problems += 1
         made = sorted(course.feedback.glob(f"*/{lab}/*.html"))
         print(f"{lab}: {len(made)} feedback file(s) in {course.feedback}")
-    return 0
+    return 1 if problems else 0
+
+
+def _feedback_per_student(course: Course, lab: str) -> list[tuple[str, str]]:
+    failed = []
+    for graded in sorted(course.autograded.glob(f"*/{lab}/*.ipynb")):
+        student = graded.parent.parent.name
+        if student.startswith(".") or any((course.feedback / student / lab).glob("*.html")):
+            continue
+        done = course.nbgrader("generate_feedback", lab, "--student", student, "--force", check=False)
+        if done.returncode != 0:
+            lines = [line for line in (done.stdout or "").splitlines() if line.strip()]
+            failed.append((student, lines[-1][:300] if lines else f"nbgrader exited {done.returncode}"))
+    return failed
 
 
 def cmd_export(args, course: Course) -> int:
@@ -116,12 +136,18 @@ def cmd_status(args, course: Course) -> int:
 
 
 def cmd_check(args, course: Course | None) -> int:
+    from .onscreen import saved_version, unsaved_work
     from .selfcheck import record_progress, render, run_check
 
-    lab_id, checks, problems = run_check(Path(args.notebook))
+    path = Path(args.notebook)
+    stale = unsaved_work(path) if path.is_file() else None   # asked first: running the cells takes a while
+    lab_id, checks, problems = run_check(path)
     print(render(lab_id, checks, problems))
+    print(saved_version(path))
     passed = sum(c.passed for c in checks)
-    if record_progress(lab_id, passed, len(checks)):
+    if stale:
+        print(f"WARNING: {stale}\n(progress not recorded: the saved file may be out of date)")
+    elif record_progress(lab_id, passed, len(checks)):
         print("(progress recorded)")
     return 0 if passed == len(checks) else 1
 
@@ -146,6 +172,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("grade", help="grade submissions in parallel, sandboxed; resumes where it stopped")
     p.add_argument("lab", nargs="?")
     p.add_argument("--workers", type=int, help="parallel workers (default: one per core)")
+    p.add_argument("--cluster", metavar="ADDRESS", help="grade on a Dask cluster: its scheduler "
+                   "(tcp://host:8786), or 'local' to start one here with --workers workers")
     p.add_argument("--student", help="grade only this student")
     p.add_argument("--regrade", action="store_true", help="grade again even if a current result exists")
     p.add_argument("--retry-failed", action="store_true", help="grade again the submissions that failed")

@@ -10,10 +10,14 @@ A bad submission never raises: it ends "failed" with a reason, or "graded" with 
 from __future__ import annotations
 
 import concurrent.futures
+import errno
+import hashlib
 import json
 import os
 import queue
+import re
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -24,11 +28,12 @@ from pathlib import Path
 from typing import Any
 
 from autograder.flags import scan_source
-from autograder.harness import OUT_OF_MEMORY, RESULT_TOO_LARGE
+from autograder.harness import FLAGS_END, OUT_OF_MEMORY, RESULT_TOO_LARGE
 from autograder.hidden import hidden_cases
 from autograder.reference import reference_output
-from autograder.sandbox import default_hidden, kill_uid, needed_paths
+from autograder.sandbox import allowed_paths, default_hidden, kill_uid, needed_paths
 from autograder.spec import REPO_ROOT, Case, LabSpec, Task
+from autograder.thin import thin
 
 MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024
 # Signals a process dies from when memory runs out: the kernel's OOM killer, C code that aborts on a
@@ -51,6 +56,8 @@ class Limits:
     output_kb: int = 512          # stdout + stderr together
     network: bool = False
     isolate: bool = True          # False: no namespaces or uid drop (only to test the degraded mode)
+    allowlist: bool = True        # False: the child sees the host minus the hidden paths (the fallback)
+    scratch_mb: int = 256         # total a submission may write (its /tmp, /var/tmp and /dev/shm)
 
 
 @dataclass
@@ -96,20 +103,53 @@ def _nbgrader(cell: dict) -> dict:
     return nbg if isinstance(nbg, dict) else {}
 
 
-def read_cells(notebook: Path, spec: LabSpec) -> list[tuple[int, str]]:
-    """Code cells to run, test cells left out; raise _Failed for anything not gradable."""
+def read_submission(notebook: Path) -> bytes:
+    """The notebook's bytes, opened without following a symbolic link (a link could point at the
+    instructor's solution); raise _Failed for a link, a non-file or an oversized file."""
     try:
-        size = notebook.stat().st_size
+        fd = os.open(notebook, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise _Failed("refused: the notebook is a symbolic link (submit the file itself, not a link)") from None
         raise _Failed(f"cannot read the notebook: {error.strerror}") from None
-    if size > MAX_NOTEBOOK_BYTES:
-        raise _Failed(f"notebook too large: {size / 2**20:.1f} MB (limit {MAX_NOTEBOOK_BYTES // 2**20} MB)")
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise _Failed("refused: the notebook is not a regular file")
+        if info.st_size > MAX_NOTEBOOK_BYTES:
+            raise _Failed(f"notebook too large: {info.st_size / 2**20:.1f} MB "
+                          f"(limit {MAX_NOTEBOOK_BYTES // 2**20} MB)")
+        return handle.read(MAX_NOTEBOOK_BYTES + 1)
+
+
+def parse_notebook(raw: bytes) -> Any:
+    """JSON that every later step (the child's job, the autograded copy) can store; raise _Failed otherwise."""
     try:
-        data = json.loads(notebook.read_bytes().decode("utf-8"))
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise _Failed("not a notebook: the file is not UTF-8 text") from None
+    try:
+        data = json.loads(text)
     except json.JSONDecodeError as error:
         raise _Failed(f"not a notebook: invalid JSON (line {error.lineno}, column {error.colno}: {error.msg})") from None
+    except RecursionError:
+        raise _Failed("unreadable notebook: its JSON is nested too deeply") from None
+    try:
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except RecursionError:
+        raise _Failed("unreadable notebook: its JSON is nested too deeply") from None
+    except UnicodeEncodeError as error:
+        raise _Failed(f"unreadable notebook: it holds a lone surrogate ({error.object[error.start:error.end]!r}), "
+                      "which is not text any file can store") from None
+    return data
+
+
+def read_cells(notebook: Path, spec: LabSpec) -> list[tuple[int, str]]:
+    """Code cells to run, test cells left out; raise _Failed for anything not gradable."""
+    return notebook_cells(parse_notebook(read_submission(notebook)), spec)
+
+
+def notebook_cells(data: Any, spec: LabSpec) -> list[tuple[int, str]]:
     if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
         raise _Failed("not a notebook: no list of cells (is this an .ipynb file?)")
     if data.get("nbformat") != 4:
@@ -140,7 +180,7 @@ def read_cells(notebook: Path, spec: LabSpec) -> list[tuple[int, str]]:
         if not isinstance(source, str):
             raise _Failed(f"cell {index}: source is neither text nor a list of lines")
         cells.append((index, source))
-    return cells
+    return thin(cells, spec.solution_path())
 
 
 def _python(source: str) -> str:
@@ -167,18 +207,39 @@ def _plain(case: Case) -> Case:
     return Case(case.name, tuple(raw["args"]), raw["kwargs"], case.hint)
 
 
-def prepare(spec: LabSpec, secret: bytes) -> _Prepared:
+def prepare(spec: LabSpec, secret: bytes, draw: str = "", known: dict | None = None) -> _Prepared:
+    """Cases and reference outputs for one submission: the visible cases, then hidden ones drawn for
+    `draw` (student and submission). `known` caches the visible cases' references between submissions."""
     cases, labels, wanted = {}, {}, {}
     for task in spec.tasks:
-        hidden = hidden_cases(spec, task, secret)
+        hidden = hidden_cases(spec, task, secret, draw)
         cases[task.grade_id] = [_plain(c) for c in (*task.visible, *hidden)]
         labels[task.grade_id] = ([f"case '{c.name}'" for c in task.visible]
-                                 + [f"hidden case {i}/{len(hidden)} ({c.name})" for i, c in enumerate(hidden, 1)])
+                                 + [f"{HIDDEN_LABEL} {i}/{len(hidden)} ({c.name})" for i, c in enumerate(hidden, 1)])
         try:
-            wanted[task.grade_id] = [reference_output(spec, task, c) for c in cases[task.grade_id]]
+            wanted[task.grade_id] = [_reference(spec, task, case, known, (task.grade_id, index)
+                                                if index < len(task.visible) else None)
+                                     for index, case in enumerate(cases[task.grade_id])]
         except Exception as error:   # noqa: BLE001
             raise GraderError(f"{spec.lab_id}/{task.grade_id}: the trusted reference failed: {error!r}") from error
     return _Prepared(cases, labels, wanted)
+
+
+HIDDEN_LABEL = "hidden case"
+
+
+def _reference(spec: LabSpec, task: Task, case: Case, known: dict | None, key) -> Any:
+    if known is None or key is None:
+        return reference_output(spec, task, case)
+    if key not in known:
+        known[key] = reference_output(spec, task, case)
+    return known[key]
+
+
+def _withheld(message: str) -> str:
+    """A hidden case's comparison without the expected value: where the output differs, not the answer."""
+    where = message.split(": expected", 1)[0] if ": expected" in message else "output"
+    return f"{where} does not match the reference (expected values of hidden cases are not shown)"
 
 
 # ---------------------------------------------------------------- judging (trusted)
@@ -205,10 +266,25 @@ def judge_task(task: Task, labels: list[str], cases: list[Case], wanted: list[An
             message = task.compare(got["value"], want)
         except Exception as error:  # noqa: BLE001 - odd data from the child: a wrong answer, not a crash
             message = f"output cannot be compared ({type(error).__name__})"
+        if message and label.startswith(HIDDEN_LABEL):
+            message = _withheld(message)
         if message:
             return fail(f"{task.title}, {label}: {message}.{hint}")
     return TaskResult(task.grade_id, float(task.points), float(task.points), True,
                       f"{task.title}: all {len(cases)} cases pass")
+
+
+def _forbidden(task: Task, report: Any, flags: list[str]) -> TaskResult | None:
+    """Zero for a task whose function reached code it may not call (seen in the report or streamed)."""
+    prefix = f"reference: {task.grade_id} calls "
+    reached = next((f[len(prefix):] for f in flags if f.startswith(prefix)), None)
+    if reached is None and isinstance(report, dict) and isinstance(report.get("forbidden"), str):
+        reached = report["forbidden"][:200]
+    if reached is None:
+        return None
+    return TaskResult(task.grade_id, 0.0, float(task.points), False,
+                      f"{task.title}: {task.function} calls {reached}, the course's own code for this task; "
+                      "write it yourself (this task scores 0)")
 
 
 def _memory_full(reply: dict, limits: Limits) -> bool:
@@ -327,7 +403,7 @@ class GradingPool:
         for index in range(self.workers):
             self._idle.put((index, None))
         self._jobs = Path(tempfile.mkdtemp(prefix="autograder-jobs-"))   # 0700: root-only job files
-        self._prepared: dict[tuple, _Prepared] = {}
+        self._known: dict[tuple, dict] = {}     # visible cases' reference outputs, per lab and secret
         self._lock = threading.Lock()
         self._prepare_lock = threading.Lock()
         self._counter = 0
@@ -358,12 +434,15 @@ class GradingPool:
                secret: bytes) -> concurrent.futures.Future:
         return self._executor.submit(self.grade, Path(notebook), spec, student_id, secret)
 
-    def _cases(self, spec: LabSpec, secret: bytes) -> _Prepared:
+    def _cases(self, spec: LabSpec, secret: bytes, draw: str) -> _Prepared:
         key = (spec.origin or spec.lab_id, spec.lab_id, secret)
-        with self._prepare_lock:            # references run once per lab and secret, then are shared
-            if key not in self._prepared:
-                self._prepared[key] = prepare(spec, secret)
-            return self._prepared[key]
+        with self._prepare_lock:            # visible references run once per lab and secret, then are shared
+            try:
+                return prepare(spec, secret, draw, self._known.setdefault(key, {}))
+            except GraderError:
+                raise
+            except Exception as error:      # noqa: BLE001 - a spec's case generator: the instructor's side
+                raise GraderError(f"{spec.lab_id}: drawing the cases failed: {error!r}") from error
 
     def grade(self, notebook: Path, spec: LabSpec, student_id: str, secret: bytes) -> SubmissionResult:
         start = time.monotonic()
@@ -371,7 +450,9 @@ class GradingPool:
                                   max_score=float(spec.total_points))
         try:
             cells = read_cells(notebook, spec)
-            prepared = self._cases(spec, secret)
+            # hidden cases are this student's and this attempt's own: changed code draws new ones
+            attempt = hashlib.sha256(json.dumps(cells).encode()).hexdigest()
+            prepared = self._cases(spec, secret, f"{student_id}\0{attempt}")
             static = scan_source([_python(source) for _, source in cells])
             report, reply = self._run(notebook, spec, cells, prepared)
             reason = _failure_reason(reply, self.limits)
@@ -379,22 +460,35 @@ class GradingPool:
             if reply.get("strays"):
                 flags.add("fork: left processes running after the notebook finished")
             if isinstance(report, dict):
-                flags.update(str(f)[:200] for f in report.get("flags", []) if isinstance(f, str))
+                flags.update(str(f)[:200] for f in _listed(report, "flags") if isinstance(f, str))
+            streamed, ended = _streamed_flags(reply)
+            flags.update(streamed)             # seen as they happened: a rewritten report cannot drop them
+            if reason is None and not ended:
+                flags.add("tamper: cut the grader's flag channel")
             result.flags = sorted(flags)
-            if reason is None and not isinstance(report, dict):
+            if reason is None and report is _MALFORMED:
+                reason = "malformed report: the notebook's process wrote a report the grader cannot read"
+                result.flags = sorted(flags | {"tamper: rewrote the grader's report"})
+            elif reason is None and not isinstance(report, dict):
                 reason = "crash: the notebook's process ended without reporting (os._exit or a kill?)"
                 result.flags = sorted(flags | {"exit: ended the process before grading"})
             if reason:
                 raise _Failed(reason)
-            errors = [e for e in report.get("cell_errors", []) if isinstance(e, dict)]
+            errors = [e for e in _listed(report, "cell_errors") if isinstance(e, dict)
+                      and isinstance(e.get("cell"), (int, str)) and isinstance(e.get("error"), str)]
             tasks = report.get("tasks") if isinstance(report.get("tasks"), dict) else {}
-            result.tasks = [judge_task(task, prepared.labels[task.grade_id], prepared.cases[task.grade_id],
-                                       prepared.wanted[task.grade_id], tasks.get(task.grade_id), errors)
+            result.tasks = [_forbidden(task, tasks.get(task.grade_id), result.flags)
+                            or judge_task(task, prepared.labels[task.grade_id], prepared.cases[task.grade_id],
+                                          prepared.wanted[task.grade_id], tasks.get(task.grade_id), errors)
                             for task in spec.tasks]
             result.status = "graded"
             result.score = sum(t.points for t in result.tasks)
         except _Failed as failure:
-            result.status, result.reason = "failed", str(failure)
+            result.status, result.reason, result.tasks, result.score = "failed", str(failure), [], 0.0
+        except (RecursionError, MemoryError, ValueError, TypeError, KeyError) as error:
+            # what a submission made the trusted side choke on is that submission's failure, not a crash
+            result.status, result.tasks, result.score = "failed", [], 0.0
+            result.reason = f"unreadable submission: the grader could not process it ({type(error).__name__})"
         result.seconds = round(time.monotonic() - start, 3)
         return result
 
@@ -414,7 +508,8 @@ class GradingPool:
             "confinement": {"wall_s": limits.wall_s, "cpu_s": limits.cpu_s, "memory_mb": limits.memory_mb,
                             "max_procs": limits.max_procs, "file_bytes": RESULT_BYTES, "network": limits.network,
                             "isolate": limits.isolate, "hide": hide,
-                            "read_only": [str(REPO_ROOT)], "keep": needed_paths()},
+                            "read_only": [str(REPO_ROOT)], "keep": needed_paths(),
+                            "allow": allowed_paths() if limits.allowlist else [], "scratch_mb": limits.scratch_mb},
         }
         index, worker = self._idle.get()
         try:
@@ -443,12 +538,34 @@ class GradingPool:
 
     @staticmethod
     def _report(path: Path) -> Any:
+        """The child's report: None when there is none, _MALFORMED when it is not readable JSON."""
         try:
             if path.stat().st_size > RESULT_BYTES:
                 return None
-            return json.loads(path.read_bytes())
-        except (OSError, ValueError):
+            raw = path.read_bytes()
+        except OSError:
             return None
+        try:
+            report = json.loads(raw)
+        except (ValueError, RecursionError):
+            return _MALFORMED if raw else None
+        return report if isinstance(report, dict) else _MALFORMED
+
+
+def _streamed_flags(reply: dict) -> tuple[set[str], bool]:
+    """The flags the child streamed while it ran, and whether the harness reached its end line."""
+    lines = str(reply.get("streamed_flags", "")).splitlines()
+    ended = bool(lines) and lines[-1] == FLAGS_END
+    return {line[:200] for line in lines if FLAG_LINE.match(line)}, ended
+
+
+FLAG_LINE = re.compile(r"^(tamper|exit|signals|fork|memory|env|files|network|introspection|sandbox|reference): ")
+_MALFORMED = object()                    # a report that exists but does not parse as a JSON object
+
+
+def _listed(report: dict, key: str) -> list:
+    value = report.get(key, [])
+    return value if isinstance(value, list) else []
 
 
 def grade_submission(notebook: Path, spec: LabSpec, *, student_id: str, secret: bytes,

@@ -31,16 +31,23 @@ TRANSFORMER_ATTRS = {"input_transformers_cleanup", "input_transformers_post", "a
 
 
 def dotted(node: ast.AST) -> str:
-    """`np.testing.assert_allclose` for an Attribute chain, `get_ipython()` for a call in it."""
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return f"{dotted(node.value)}.{node.attr}"
-    if isinstance(node, ast.Call):
-        return f"{dotted(node.func)}()"
-    if isinstance(node, ast.Subscript):
-        return f"{dotted(node.value)}[]"
-    return "?"
+    """`np.testing.assert_allclose` for an Attribute chain, `get_ipython()` for a call in it.
+    A loop, not recursion: a submission may nest thousands of attributes or calls."""
+    suffix = []
+    while True:
+        if isinstance(node, ast.Name):
+            return node.id + "".join(reversed(suffix))
+        if isinstance(node, ast.Attribute):
+            suffix.append(f".{node.attr}")
+            node = node.value
+        elif isinstance(node, ast.Call):
+            suffix.append("()")
+            node = node.func
+        elif isinstance(node, ast.Subscript):
+            suffix.append("[]")
+            node = node.value
+        else:
+            return "?" + "".join(reversed(suffix))
 
 
 def _patched(target: str) -> bool:
@@ -51,7 +58,10 @@ def _patched(target: str) -> bool:
                                                          and parts[0] in {"np", "numpy", "torch", "math"})
 
 
-class _Scanner(ast.NodeVisitor):
+class _Scanner:
+    """visit_<Node> methods called once per node by `scan`, which walks the tree with a queue:
+    an 800-term sum nests 800 deep, deeper than recursion allows."""
+
     def __init__(self) -> None:
         self.flags: set[str] = set()
 
@@ -72,15 +82,12 @@ class _Scanner(ast.NodeVisitor):
 
     def visit_Assign(self, node: ast.Assign) -> None:
         self._targets(node.targets)
-        self.generic_visit(node)
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
         self._targets([node.target])
-        self.generic_visit(node)
 
     def visit_Delete(self, node: ast.Delete) -> None:
         self._targets(node.targets)
-        self.generic_visit(node)
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         methods = {n.name for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
@@ -89,16 +96,13 @@ class _Scanner(ast.NodeVisitor):
         bases = {dotted(b) for b in node.bases}
         if any(b.endswith("Tensor") or b.endswith("ndarray") for b in bases) or "__torch_function__" in methods:
             self.flags.add(f"tamper: tensor subclass {node.name}")
-        self.generic_visit(node)
 
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
             self._module(alias.name)
-        self.generic_visit(node)
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         self._module(node.module or "")
-        self.generic_visit(node)
 
     def _module(self, name: str) -> None:
         root = name.split(".")[0]
@@ -114,7 +118,6 @@ class _Scanner(ast.NodeVisitor):
     def visit_Subscript(self, node: ast.Subscript) -> None:
         if dotted(node.value) == "os.environ":
             self._env_key(node.slice)
-        self.generic_visit(node)
 
     def _env_key(self, key: ast.AST | None) -> None:
         if isinstance(key, ast.Constant) and isinstance(key.value, str):
@@ -146,7 +149,6 @@ class _Scanner(ast.NodeVisitor):
             attr = node.args[1].value if len(node.args) > 1 and isinstance(node.args[1], ast.Constant) else "?"
             if _patched(f"{target}.{attr}") or target.split(".")[-1] in TESTING_ROOTS:
                 self.flags.add(f"tamper: patches {target}.{attr}")
-        self.generic_visit(node)
 
 
 def scan_source(sources: list[str]) -> list[str]:
@@ -155,7 +157,10 @@ def scan_source(sources: list[str]) -> list[str]:
     for source in sources:
         try:
             tree = ast.parse(source)
-        except (SyntaxError, ValueError):
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue                 # the run reports the syntax error as a cell error
-        scanner.visit(tree)
+        for node in ast.walk(tree):
+            visit = getattr(scanner, f"visit_{type(node).__name__}", None)
+            if visit is not None:
+                visit(node)
     return sorted(scanner.flags)

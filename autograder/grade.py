@@ -18,7 +18,7 @@ from pathlib import Path
 from . import autograded
 from .course import Course, Submission
 from .gradebook import GradebookWriter
-from .spec import LabSpec
+from .spec import REPO_ROOT, LabSpec
 from .store import Row, Store
 
 
@@ -39,6 +39,38 @@ def grader_context(spec: LabSpec, secret: bytes) -> str:
     return digest.hexdigest()[:16]
 
 
+def refused_link(course: Course, spec: LabSpec, sub: Submission) -> str | None:
+    """Why a submission is refused for being a link, or None. Submissions arrive by copy, rsync or tar
+    too, not only through `collect`: a symbolic link anywhere under submitted/, or a hard link to an
+    instructor file, would hand the solution to the grader as the student's work."""
+    path = course.submitted
+    for part in sub.notebook.relative_to(course.submitted).parts:
+        path = path / part
+        if path.is_symlink():
+            return f"refused: {path.relative_to(course.root)} is a symbolic link (submit the file itself)"
+    try:
+        info = sub.notebook.lstat()
+    except OSError:
+        return None                                   # missing: reported as such
+    if info.st_nlink > 1 and (info.st_dev, info.st_ino) in _instructor_inodes(course, spec):
+        return (f"refused: submitted/{sub.student_id}/{spec.lab_id}/{sub.notebook.name} is a hard link to an "
+                "instructor file")
+    return None
+
+
+def _instructor_inodes(course: Course, spec: LabSpec) -> set[tuple[int, int]]:
+    files = [spec.solution_path(), *course.solutions.rglob("*"), *(REPO_ROOT / "solutions").rglob("*"),
+             course.root / "autograder" / "instructor-secret"]
+    found = set()
+    for path in files:
+        try:
+            info = path.lstat()
+        except (OSError, TypeError):
+            continue
+        found.add((info.st_dev, info.st_ino))
+    return found
+
+
 def failed_result(submission: Submission, spec: LabSpec, reason: str) -> dict:
     """A failure the pipeline detects itself (before or around the engine), in SubmissionResult form."""
     from .engine import SubmissionResult, TaskResult
@@ -55,6 +87,7 @@ class BatchReport:
     graded: list[Row] = field(default_factory=list)     # rows written in this run
     skipped: int = 0                                     # already in the store (resume)
     errors: list[tuple[str, str]] = field(default_factory=list)  # (student, grader-side error): left pending
+    unpublished: list[tuple[str, str]] = field(default_factory=list)  # (student, error): stored, not yet shown
 
     @property
     def failed(self) -> list[Row]:
@@ -92,13 +125,17 @@ class Progress:
 
 
 def grade_lab(course: Course, lab_id: str, *, secret: bytes, workers: int | None = None, student: str | None = None,
-              regrade: bool = False, retry_failed: bool = False, progress: bool = True, limits=None) -> BatchReport:
+              regrade: bool = False, retry_failed: bool = False, progress: bool = True, limits=None,
+              cluster: str | None = None) -> BatchReport:
+    """Grade what is not graded yet; `cluster` (a Dask scheduler address or "local") sends each
+    submission to a Dask worker instead of this machine's pool (see distributed.py)."""
     from .engine import GradingPool, Limits
 
     spec = course.spec(lab_id)
     context = grader_context(spec, secret)
     report = BatchReport(lab_id)
     submissions = course.submissions(lab_id, student)
+    autograded.sweep_temp_files(course, lab_id)          # what a crashed run left half-written
     with Store(course.results_db) as store, GradebookWriter(course, spec) as gradebook:
         todo = []
         for sub in submissions:
@@ -109,13 +146,25 @@ def grade_lab(course: Course, lab_id: str, *, secret: bytes, workers: int | None
                 todo.append((sub, digest))
                 continue
             report.skipped += 1
-            _publish(course, spec, gradebook, sub, digest, row.result)
+            _publish(course, spec, gradebook, report, sub, digest, row.result)
         bar = Progress(len(todo), f"grading {lab_id}", progress)
         # The engine hides the repo's and the submission's course folders; name this course's too.
         hide = (course.solutions, course.submitted, course.autograded, course.feedback, course.gradebook)
-        with GradingPool(workers, limits or Limits(), hide=hide) as pool:
+        if cluster:
+            from .distributed import DaskPool
+
+            pool = DaskPool(cluster, workers, limits or Limits(), hide=hide)
+        else:
+            pool = GradingPool(workers, limits or Limits(), hide=hide)
+        with pool:
             futures = {}
             for sub, digest in todo:
+                refused = refused_link(course, spec, sub)
+                if refused:
+                    _finish(course, spec, store, gradebook, report, sub, digest, context,
+                            failed_result(sub, spec, refused))
+                    bar.update(sub.student_id)
+                    continue
                 if not sub.notebook.exists():
                     _finish(course, spec, store, gradebook, report, sub, digest, context,
                             failed_result(sub, spec, f"missing notebook: submitted/{sub.student_id}/{lab_id}/ "
@@ -133,30 +182,37 @@ def grade_lab(course: Course, lab_id: str, *, secret: bytes, workers: int | None
                     report.errors.append((sub.student_id, f"{type(error).__name__}: {error}"))
                     bar.update(f"{sub.student_id}: grader error")
                     continue
+                # before the commit point: a row never exists without its grader's name
+                store.set_grader(lab_id, sub.student_id, digest, getattr(future, "graded_by", None) or "local")
                 _finish(course, spec, store, gradebook, report, sub, digest, context, result)
                 bar.update(f"{sub.student_id}: {result['status']}")
         bar.close()
     return report
 
 
-def _publish(course: Course, spec: LabSpec, gradebook: GradebookWriter, sub: Submission, digest: str,
-             result: dict) -> None:
+def _publish(course: Course, spec: LabSpec, gradebook: GradebookWriter, report: BatchReport, sub: Submission,
+             digest: str, result: dict) -> None:
     """Make the autograded notebook, the gradebook and feedback show `result`, the stored result of the
     submission as it is now. A reused row needs this too: a crash may have lost these side effects, and
-    after A, B, then A again they still show B. Only what differs is rewritten."""
-    stamp = hashlib.sha256(f"{digest}\n{json.dumps(result, sort_keys=True)}".encode()).hexdigest()[:32]
-    if autograded.stamp(course, spec.lab_id, spec.notebook, sub.student_id) != stamp:
-        autograded.write(course, spec.lab_id, spec.notebook, sub.notebook, result, stamp)
-        # feedback made from the old notebook is wrong now; `autograder feedback` makes it again
-        shutil.rmtree(course.feedback / sub.student_id / spec.lab_id, ignore_errors=True)
-    submitted_at = _mtime(sub.notebook)
-    if not gradebook.matches(result, submitted_at):
-        gradebook.record(result, submitted_at)
+    after A, B, then A again they still show B. Only what differs is rewritten. A failure here is this
+    submission's alone: it is listed and retried by the next run, and the batch carries on."""
+    try:
+        stamp = hashlib.sha256(f"{digest}\n{json.dumps(result, sort_keys=True)}".encode()).hexdigest()[:32]
+        if autograded.stamp(course, spec.lab_id, spec.notebook, sub.student_id) != stamp:
+            autograded.write(course, spec.lab_id, spec.notebook, sub.notebook, result, stamp)
+            # feedback made from the old notebook is wrong now; `autograder feedback` makes it again
+            shutil.rmtree(course.feedback / sub.student_id / spec.lab_id, ignore_errors=True)
+        submitted_at = _mtime(sub.notebook)
+        if not gradebook.matches(result, submitted_at):
+            gradebook.record(result, submitted_at)
+    except Exception as error:                  # noqa: BLE001 - one submission never stops the batch
+        gradebook.gb.db.rollback()
+        report.unpublished.append((sub.student_id, f"{type(error).__name__}: {str(error)[:300]}"))
 
 
 def _finish(course, spec, store: Store, gradebook: GradebookWriter, report: BatchReport, sub: Submission,
             digest: str, context: str, result: dict) -> None:
-    _publish(course, spec, gradebook, sub, digest, result)
+    _publish(course, spec, gradebook, report, sub, digest, result)
     row = Row(lab_id=spec.lab_id, student_id=sub.student_id, submission_hash=digest, context=context,
               status=result["status"], score=float(result["score"]), max_score=float(result["max_score"]),
               reason=result.get("reason"), result=result)
@@ -189,6 +245,8 @@ def summary_table(report: BatchReport, rows: list[Row]) -> str:
              f"total {len(rows)} ({len(graded)} graded, {len(failed)} failed, {len(flagged)} flagged)"]
     for student, error in report.errors:
         lines.append(f"GRADER ERROR for {student} (left pending; fix and rerun `autograder grade`): {error}")
+    for student, error in report.unpublished:
+        lines.append(f"NOT PUBLISHED for {student} (graded and stored; the next run retries): {error}")
     if rows:
         scores = sorted(r.score for r in rows)
         top = rows[0].max_score

@@ -15,6 +15,7 @@ import sys
 from typing import Any
 
 from autograder.flags import GRADING_ENV
+from autograder.reach import call_watched
 from autograder.spec import Case, LabSpec
 
 RESULT_TOO_LARGE = 75        # exit status the engine reads as "result too large"
@@ -29,6 +30,23 @@ def short_error(error: BaseException) -> str:
     return ADDRESS.sub("0x…", text)[:300]
 
 
+class StreamedFlags(set):
+    """A set of flags that sends each new flag down the worker's flag pipe the moment it is raised, so
+    student code that later rewrites or drops its report cannot take back what was already seen."""
+
+    def __init__(self, fd: int | None = None) -> None:
+        super().__init__()
+        self.fd, self.write = fd, os.write   # os.write held before student code can replace it
+
+    def add(self, flag: str) -> None:
+        if flag not in self and self.fd is not None:
+            try:
+                self.write(self.fd, (flag.replace("\n", " ")[:200] + "\n").encode())
+            except OSError:
+                pass                         # closed by the notebook: the worker notices the missing end
+        super().add(flag)
+
+
 class Observer:
     """Runtime signals: audit events, environment reads, patched helpers, signal handlers."""
 
@@ -40,8 +58,9 @@ class Observer:
         "autograder.check": ["run_visible"], "autograder.hidden": ["check_task"], "os": ["_exit", "environ"],
     }
 
-    def __init__(self, hidden: list[tuple[str, str]], workdir: str, keep: list[str] = ()) -> None:
-        self.flags: set[str] = set()
+    def __init__(self, hidden: list[tuple[str, str]], workdir: str, keep: list[str] = (),
+                 flag_fd: int | None = None) -> None:
+        self.flags: set[str] = StreamedFlags(flag_fd)
         self.hidden = [(path.rstrip("/") + "/", path, label) for path, label in hidden]
         self.keep = [(path.rstrip("/") + "/", path, None) for path in keep]
         self.workdir = workdir.rstrip("/") + "/"
@@ -195,12 +214,19 @@ def note_error(error: BaseException | None, observer: Observer) -> None:
         observer.flags.add("files: hit the file size limit")
 
 
-def run(job: dict, spec: LabSpec, shell, result_fd: int, sandbox_flags: list[str]) -> None:
-    """Run the cells, call each task's function on its cases, write one JSON document to result_fd."""
+FLAGS_END = "end of flags"           # the harness's last line on the flag pipe: anything else means it was cut
+
+
+def run(job: dict, spec: LabSpec, shell, result_fd: int, sandbox_flags: list[str], flag_fd: int | None = None) -> None:
+    """Run the cells, call each task's function on its cases, write one JSON document to result_fd;
+    stream every flag to flag_fd as it is raised."""
     dumps = json.dumps                       # held before student code can replace json.dumps
-    write, truncate = os.write, os.ftruncate
+    write, truncate, pwrite = os.write, os.ftruncate, os.pwrite
     _watch_environment()
-    observer = Observer([tuple(h) for h in job["hide"]], os.getcwd(), job["confinement"].get("keep", []))
+    observer = Observer([tuple(h) for h in job["hide"]], os.getcwd(), job["confinement"].get("keep", []),
+                        flag_fd)
+    for flag in sandbox_flags:
+        observer.flags.add(flag)
     WatchedEnviron.observer = observer
     manager = shell.input_transformer_manager
     observer.cleanup, observer.lines = len(manager.cleanup_transforms), len(manager.line_transforms)
@@ -233,7 +259,10 @@ def run(job: dict, spec: LabSpec, shell, result_fd: int, sandbox_flags: list[str
                 case = Case(raw["name"], tuple(raw["args"]), dict(raw["kwargs"]))
                 try:
                     args, kwargs = task.prepare(case)
-                    output = function(*args, **kwargs)
+                    output, reached = call_watched(function, args, kwargs, task.forbids)
+                    if reached and "forbidden" not in entry:
+                        entry["forbidden"] = reached
+                        observer.flags.add(f"reference: {task.grade_id} calls {reached}")
                     _plain_type(output, observer)
                     value = task.encode(output)
                     dumps(value)                              # unencodable data fails this case only
@@ -251,8 +280,13 @@ def run(job: dict, spec: LabSpec, shell, result_fd: int, sandbox_flags: list[str
     view, offset = memoryview(data), 0
     try:
         while offset < len(data):
-            offset += os.pwrite(result_fd, view[offset:], offset)
+            offset += pwrite(result_fd, view[offset:], offset)
     except OSError as error:
         if error.errno == 27:                                # EFBIG: past RLIMIT_FSIZE
             os._exit(RESULT_TOO_LARGE)
         raise
+    if flag_fd is not None:
+        try:
+            write(flag_fd, f"{FLAGS_END}\n".encode())
+        except OSError:
+            pass                                             # closed by the notebook: the engine flags it

@@ -12,13 +12,14 @@ from autograder.secrets import case_seed, load_secret
 from autograder.spec import Case, LabSpec, Task, load_spec
 
 
-def hidden_cases(spec: LabSpec, task: Task, secret: bytes) -> list[Case]:
-    """The task's n_hidden cases; case i comes from a Random seeded with HMAC(secret, lab, task, i)."""
+def hidden_cases(spec: LabSpec, task: Task, secret: bytes, draw: str = "") -> list[Case]:
+    """The task's n_hidden cases; case i comes from a Random seeded with HMAC(secret, lab, task, i, draw).
+    The engine draws per student and submission (`draw`); nbgrader's in-kernel check uses draw "". """
     if task.hidden is None:
         return []
     cases = []
     for index in range(task.n_hidden):
-        rng = random.Random(case_seed(secret, spec.lab_id, task.grade_id, index))
+        rng = random.Random(case_seed(secret, spec.lab_id, task.grade_id, index, draw))
         case = task.hidden(rng)
         if not isinstance(case, Case):
             raise TypeError(f"{spec.lab_id}/{task.grade_id}: hidden(rng) returned "

@@ -18,12 +18,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 CLONE_NEWNS = 0x00020000
+CLONE_NEWIPC = 0x08000000
 CLONE_NEWNET = 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV = 0x1, 0x2, 0x4
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 0x20, 0x1000, 0x4000, 0x40000
 PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER = 1, 38, 36
 
 WORKDIR = "/tmp/work"               # inside the child's private /tmp
+NEW_ROOT = "/tmp"                   # where the child's allowlist root is built (its own mount namespace)
+# What every child sees besides its interpreter and the course's student-side code: system programs,
+# libraries and configuration (public anyway), and the CPU list that numpy and torch read.
+SYSTEM_TREES = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/sys/devices/system/cpu")
+DEVICES = ("null", "zero", "full", "random", "urandom")
+STUDENT_SIDE = ("coursekit", "autograder", "labs")   # of the checkout; never solutions/, .git, course data
 
 
 def shared_workdir(pid: int) -> str:
@@ -49,6 +56,8 @@ class Confinement:
     hide: tuple[tuple[str, str], ...] = ()   # (path, label) pairs made unreadable to the child
     read_only: tuple[str, ...] = ()          # trees bind-mounted read-only (the course checkout)
     keep: tuple[str, ...] = ()               # folders that stay visible even inside a hidden one
+    allow: tuple[str, ...] = ()              # the only host trees the child sees (read-only); () = hide list
+    scratch_mb: int = 256                    # total the child may write: /tmp, /var/tmp and /dev/shm together
 
 
 def _call(name: str, *args) -> int:
@@ -97,25 +106,98 @@ def _private_scratch(held: dict[str, int], flags: list[str]) -> bool:
 
 
 def _namespaces(conf: Confinement) -> tuple[list[str], bool]:
-    """Enter new namespaces and hide paths; return (flags for what is missing, whether /tmp is private)."""
+    """Enter new namespaces and build what the child sees; return (flags for what is missing, whether
+    /tmp is private)."""
     flags: list[str] = []
     if os.geteuid() != 0:
         return ["sandbox: not root: no network or mount namespace, no uid drop, hidden paths readable "
                 "if file permissions allow"], False
-    wanted = CLONE_NEWNS | (0 if conf.network else CLONE_NEWNET)
-    err = _call("unshare", wanted)
-    if err and not conf.network:               # some hosts allow one namespace kind but not the other
-        net_err, err = _call("unshare", CLONE_NEWNET), _call("unshare", CLONE_NEWNS)
-        if net_err:
-            flags.append(f"sandbox: no network namespace ({os.strerror(net_err)})")
-    elif conf.network:
+    wanted = {CLONE_NEWNET: "network"} if not conf.network else {}
+    wanted.update({CLONE_NEWIPC: "IPC", CLONE_NEWNS: "mount"})    # mount last: without it we stop
+    if conf.network:
         flags.append("sandbox: network allowed by the limits")
-    if err:
-        flags.append(f"sandbox: no mount namespace ({os.strerror(err)}): hidden paths stay visible")
-        return flags, False
+    if _call("unshare", sum(wanted)):              # some hosts allow one namespace kind but not another
+        for kind, name in wanted.items():
+            err = _call("unshare", kind)
+            if err and kind != CLONE_NEWNS:
+                flags.append(f"sandbox: no {name} namespace ({os.strerror(err)})")
+            elif err:
+                flags.append(f"sandbox: no mount namespace ({os.strerror(err)}): hidden paths stay visible")
+                return flags, False
     if _mount(None, "/", None, MS_REC | MS_PRIVATE):
         flags.append("sandbox: cannot make mounts private: hidden paths stay visible")
         return flags, False
+    if conf.allow:
+        failed = _allowlist_root(conf)
+        if not failed:
+            return flags, True
+        _call("umount2", NEW_ROOT.encode(), 2)             # MNT_DETACH: whatever part was built goes
+        flags.append(f"sandbox: no allowlist root ({failed}): hiding known paths instead")
+    hidden_flags, private_tmp = _hide_known(conf)
+    return flags + hidden_flags, private_tmp
+
+
+def _allowlist_root(conf: Confinement) -> str | None:
+    """Chroot into a fresh tmpfs that holds only the allowed trees (read-only), a few devices and one
+    size-capped scratch tmpfs for /tmp, /var/tmp and /dev/shm. Returns what failed, or None."""
+    trees = [p for p in (*SYSTEM_TREES, *conf.allow) if os.path.lexists(p)]
+    links = {p: os.readlink(p) for p in trees if os.path.islink(p) and p.count("/") == 1}   # /bin -> usr/bin
+    trees = [p for p in trees if p not in links and os.path.isdir(p)]
+    held = {p: os.open(p, os.O_PATH) for p in ["/proc", *trees]}   # before the tmpfs covers any of them
+    dev = {name: os.open(f"/dev/{name}", os.O_PATH) for name in DEVICES if os.path.exists(f"/dev/{name}")}
+    try:
+        if _mount("tmpfs", NEW_ROOT, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755"):
+            return "cannot mount its tmpfs"
+        root = NEW_ROOT
+        for link, target in links.items():
+            os.symlink(target, root + link)
+        bound: list[str] = []
+        for tree in sorted(trees, key=lambda p: p.count("/")):
+            if any(tree.startswith(b.rstrip("/") + "/") for b in bound):
+                continue                                   # already inside a bound tree
+            os.makedirs(root + tree, mode=0o755, exist_ok=True)
+            if _mount(f"/proc/self/fd/{held[tree]}", root + tree, None, MS_BIND | MS_REC) or \
+                    _mount(None, root + tree, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV):
+                return f"cannot bind {tree}"
+            bound.append(tree)
+        os.makedirs(root + "/proc")
+        if _mount(f"/proc/self/fd/{held['/proc']}", root + "/proc", None, MS_BIND | MS_REC):
+            return "cannot bind /proc"
+        os.makedirs(root + "/dev")
+        for name, fd in dev.items():
+            open(f"{root}/dev/{name}", "w").close()
+            if _mount(f"/proc/self/fd/{fd}", f"{root}/dev/{name}", None, MS_BIND):
+                return f"cannot bind /dev/{name}"
+        for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),
+                             ("stderr", "/proc/self/fd/2")):
+            os.symlink(target, f"{root}/dev/{name}")
+        # one tmpfs for everything writable, so its size caps the total a submission writes
+        scratch = root + "/tmp"
+        os.makedirs(scratch)
+        if _mount("tmpfs", scratch, "tmpfs", MS_NOSUID | MS_NODEV, f"size={conf.scratch_mb}m,mode=1777"):
+            return "cannot mount the scratch tmpfs"
+        for alias, folder in ((root + "/dev/shm", scratch + "/.shm"), (root + "/var/tmp", scratch + "/.var-tmp")):
+            os.makedirs(folder, mode=0o1777)
+            os.chmod(folder, 0o1777)
+            os.makedirs(alias)
+            if _mount(folder, alias, None, MS_BIND):
+                return f"cannot bind {alias[len(root):]}"
+        for path, _label in conf.hide:                      # instructor files inside an allowed tree
+            inside = any(path.startswith(tree.rstrip("/") + "/") for tree in bound)
+            if inside and os.path.lexists(root + path) and _hide(root + path):
+                return f"cannot hide {path}"
+        if _call("chroot", root.encode()):
+            return "chroot failed"
+        os.chdir("/")
+        return None
+    finally:
+        for fd in (*held.values(), *dev.values()):
+            os.close(fd)
+
+
+def _hide_known(conf: Confinement) -> tuple[list[str], bool]:
+    """The fallback: cover the paths the pipeline names (and give /tmp, /var/tmp, /dev/shm fresh tmpfs)."""
+    flags: list[str] = []
     # The trees the child needs (interpreter, packages, this checkout) are held open before anything is
     # covered, then bound back into whatever tmpfs covers them: a hidden folder (/root), or the private
     # /tmp when the course or its virtual environment lives under /tmp.
@@ -300,6 +382,14 @@ def reap() -> None:
             return
 
 
+def allowed_paths() -> tuple[str, ...]:
+    """The host trees a grading child sees besides SYSTEM_TREES: the interpreter with its packages and
+    the checkout's student-side code (a virtual environment inside the checkout is kept too)."""
+    checkout = Path(__file__).resolve().parent.parent
+    interpreter = {str(Path(p).resolve()) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    return tuple(sorted(interpreter | {str(checkout / name) for name in STUDENT_SIDE}))
+
+
 def needed_paths() -> tuple[str, ...]:
     """What a grading child must still see: the interpreter, its packages and this checkout's code."""
     paths = {str(Path(p).resolve()) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
@@ -347,7 +437,9 @@ def default_hidden(course_root: Path, notebook: Path, solution: Path, extra=()) 
     checkout = Path(__file__).resolve().parent.parent
     for root in (course_root, checkout, solution, notebook):
         hidden += [(path, "git repository") for path in git_dirs(root)]
-    hidden += [(Path(p), "instructor paths") for p in extra]
+    # extra: paths, or (path, label) pairs (Dask grading ships the client's labelled list)
+    hidden += [(Path(p), "instructor paths") if isinstance(p, (str, os.PathLike)) else (Path(p[0]), p[1])
+               for p in extra]
     seen, result = set(), []
     for path, label in hidden:
         key = str(path.resolve())

@@ -36,13 +36,27 @@ def load_secret(create: bool = True, path: Path | None = None) -> bytes:
         else:
             with os.fdopen(fd, "w") as handle:
                 handle.write(_random.token_hex(32) + "\n")
+            announce_new_secret(path)
     secret = path.read_bytes().strip()
     if not secret:
         raise ValueError(f"{path}: the instructor secret file is empty")
     return secret
 
 
-def case_seed(secret: bytes, lab_id: str, grade_id: str, index: int) -> int:
-    """HMAC-SHA256(secret, lab_id, grade_id, index) as a 64-bit seed; NUL separators keep fields apart."""
-    message = b"\0".join([lab_id.encode(), grade_id.encode(), str(index).encode()])
+def announce_new_secret(path: Path) -> None:
+    """Said once, by the process that made the file: losing it silently would change every hidden case."""
+    import sys
+
+    print(f"autograder: created the instructor secret {path} (hidden test inputs are drawn from it).\n"
+          f"  Back it up somewhere safe: without it, regrading draws other hidden inputs. Never commit it or\n"
+          f"  give it to students; set {SECRET_ENV} instead of the file on other grading machines.",
+          file=sys.stderr)
+
+
+def case_seed(secret: bytes, lab_id: str, grade_id: str, index: int, draw: str = "") -> int:
+    """HMAC-SHA256(secret, lab_id, grade_id, index[, draw]) as a 64-bit seed; NUL separators keep fields
+    apart. `draw` names whose cases these are (the engine: student and submission), so cases seen by
+    one student, or in one attempt, say nothing about another's."""
+    fields = [lab_id.encode(), grade_id.encode(), str(index).encode()] + ([draw.encode()] if draw else [])
+    message = b"\0".join(fields)
     return int.from_bytes(hmac.new(secret, message, hashlib.sha256).digest()[:8], "big")

@@ -44,14 +44,13 @@ def run_check(path: Path) -> tuple[str, list[TaskCheck], list[str]]:
     """(lab id, per-task results, problems met while running the notebook's cells)."""
     from IPython.core.interactiveshell import InteractiveShell
 
-    from .check import run_visible
     from .spec import load_spec
 
     os.environ.setdefault("COURSE_QUICK", "1")       # measurement cells take their small sizes
     os.environ.setdefault("MPLBACKEND", "Agg")
     notebook = json.loads(Path(path).read_text(encoding="utf-8"))
     lab_id = lab_of(notebook, Path(path))
-    spec = load_spec(lab_id)
+    load_spec(lab_id)                                # an unknown lab fails before any cell runs
     shell = InteractiveShell.instance()
     problems = []
     os.chdir(Path(path).resolve().parent)            # notebooks open files relative to their folder
@@ -63,9 +62,17 @@ def run_check(path: Path) -> tuple[str, list[TaskCheck], list[str]]:
         error = outcome.error_before_exec or outcome.error_in_exec
         if error is not None and not isinstance(error, NotImplementedError):
             problems.append(f"cell {index} raised {type(error).__name__}: {error}")
+    return lab_id, check_namespace(lab_id, shell.user_ns), problems
+
+
+def check_namespace(lab_id: str, namespace: dict) -> list[TaskCheck]:
+    """Every task's visible cases on the functions defined in `namespace`."""
+    from .check import run_visible
+    from .spec import load_spec
+
     checks = []
-    for task in spec.tasks:
-        fn = shell.user_ns.get(task.function)
+    for task in load_spec(lab_id).tasks:
+        fn = namespace.get(task.function)
         if not callable(fn):
             checks.append(TaskCheck(task.grade_id, task.title, False, f"define a function named {task.function}"))
             continue
@@ -79,8 +86,10 @@ def run_check(path: Path) -> tuple[str, list[TaskCheck], list[str]]:
             checks.append(TaskCheck(task.grade_id, task.title, False, f"{type(error).__name__}: {error}"))
         else:
             cases = printed.getvalue().count("ok ")
-            checks.append(TaskCheck(task.grade_id, task.title, True, f"{cases} visible case(s) pass"))
-    return lab_id, checks, problems
+            warning = next((l for l in printed.getvalue().splitlines() if l.startswith("warning: ")), "")
+            checks.append(TaskCheck(task.grade_id, task.title, True,
+                                    f"{cases} visible case(s) pass" + (f"; {warning}" if warning else "")))
+    return checks
 
 
 def record_progress(lab_id: str, passed: int, total: int) -> bool:

@@ -104,6 +104,12 @@ def _identity(case: Case) -> tuple[tuple, dict]:
     return tuple(case.args), dict(case.kwargs)
 
 
+# What no graded function may call by default: the course's calculators and model pieces that answer
+# tasks outright, and the grader's own code (the specs' expected-value helpers, the reference). A task
+# that teaches with a course building block declares its own list (see docs/INSTRUCTORS.md).
+DEFAULT_FORBIDDEN = ("coursekit.calc", "coursekit.nn.moe", "coursekit.nn.decoder.greedy_generate", "autograder")
+
+
 @dataclass(frozen=True)
 class Task:
     grade_id: str                                   # nbgrader grade cell id of the task's test cell
@@ -119,6 +125,12 @@ class Task:
     reference: Callable[..., Any] | None = None     # trusted reference; default: the solution
                                                     # notebook's function named `function`
     encode: Callable[[Any], Any] = encode           # output -> plain data (runs in the student process)
+    forbidden: tuple[str, ...] | None = None        # code the graded function may not reach: modules,
+                                                    # functions or methods by dotted name; None: DEFAULT_FORBIDDEN
+
+    @property
+    def forbids(self) -> tuple[str, ...]:
+        return DEFAULT_FORBIDDEN if self.forbidden is None else tuple(self.forbidden)
 
 
 @dataclass(frozen=True)
@@ -130,6 +142,8 @@ class LabSpec:
                                  # A relative path is taken relative to the spec module's folder.
     origin: str | None = field(default=None, compare=False)  # spec module file, set by load_spec so
                                                              # grading workers can load the same spec
+    gpu: bool = False            # `grade --cluster`: send submissions only to Dask workers declaring
+                                 # a GPU resource (`dask worker --resources GPU=1`)
 
     def solution_path(self) -> Path:
         if self.solution is None:

@@ -15,14 +15,17 @@ class Entry:
     student_id: str
     state: str              # "graded" | "failed" | "pending"
     row: Row | None         # the stored result for the submission as it is now
+    graded_by: str = ""     # "local" or the Dask worker that graded it (`grade --cluster`)
 
 
 def current(course: Course, store: Store, lab_id: str) -> list[Entry]:
     """One entry per submitted student; a resubmitted notebook is pending until graded again."""
     entries = []
     for sub in course.submissions(lab_id):
-        row = store.get(lab_id, sub.student_id, submission_hash(sub.notebook))
-        entries.append(Entry(lab_id, sub.student_id, row.status if row else "pending", row))
+        digest = submission_hash(sub.notebook)
+        row = store.get(lab_id, sub.student_id, digest)
+        graded_by = (store.grader(lab_id, sub.student_id, digest) or "local") if row else ""
+        entries.append(Entry(lab_id, sub.student_id, row.status if row else "pending", row, graded_by))
     return entries
 
 
@@ -36,7 +39,7 @@ def render(entries: list[Entry]) -> str:
         score = f"{e.row.score:g}/{e.row.max_score:g}" if e.row else ""
         detail = (e.row.reason or "") if e.row else "submitted, not graded yet"
         flags = "; ".join(e.row.result.get("flags", [])) if e.row else ""
-        body.append([e.lab_id, e.student_id, e.state, score, detail, flags])
+        body.append([e.lab_id, e.student_id, e.state, score, e.graded_by, detail, flags])
     counts = {s: sum(1 for e in entries if e.state == s) for s in ("graded", "failed", "pending")}
     summary = ", ".join(f"{n} {s}" for s, n in counts.items())
-    return table(["lab", "student", "state", "score", "reason", "flags"], body) + f"\n{summary}"
+    return table(["lab", "student", "state", "score", "graded by", "reason", "flags"], body) + f"\n{summary}"

@@ -31,6 +31,13 @@ CREATE TABLE IF NOT EXISTS results (
     graded_at REAL NOT NULL,
     PRIMARY KEY (lab_id, student_id, submission_hash)
 );
+CREATE TABLE IF NOT EXISTS graders (
+    lab_id TEXT NOT NULL,
+    student_id TEXT NOT NULL,
+    submission_hash TEXT NOT NULL,
+    worker TEXT NOT NULL,
+    PRIMARY KEY (lab_id, student_id, submission_hash)
+);
 CREATE TABLE IF NOT EXISTS roster (
     student_id TEXT PRIMARY KEY,
     name TEXT, canvas_id TEXT, sis_user_id TEXT, sis_login_id TEXT, section TEXT
@@ -88,6 +95,15 @@ class Store:
             self.db.execute("ROLLBACK")
             raise
         self.db.execute("COMMIT")
+
+    def set_grader(self, lab_id: str, student_id: str, submission_hash: str, worker: str) -> None:
+        """Which worker graded a submission ("local", or a Dask worker's name); shown by `status`."""
+        self.db.execute("INSERT OR REPLACE INTO graders VALUES (?,?,?,?)", (lab_id, student_id, submission_hash, worker))
+
+    def grader(self, lab_id: str, student_id: str, submission_hash: str) -> str | None:
+        found = self.db.execute("SELECT worker FROM graders WHERE lab_id=? AND student_id=? AND submission_hash=?",
+                                (lab_id, student_id, submission_hash)).fetchone()
+        return found[0] if found else None
 
     def rows(self, lab_id: str | None = None) -> list[Row]:
         query, args = "SELECT * FROM results", ()

@@ -27,6 +27,8 @@ import traceback
 WARM_MODULES = ("numpy", "numpy.testing", "unittest", "torch", "torch.testing", "torch.nn.functional",
                 "matplotlib", "matplotlib.pyplot", "coursekit.labs", "coursekit.device")
 RESULT_FD = 3
+FLAG_FD = 4                                        # the child streams runtime flags here (harness.StreamedFlags)
+FLAG_BYTES = 16384                                 # kept per child; flags past this are dropped
 CHUNK = 65536
 
 
@@ -48,7 +50,7 @@ def warm_up():
     return InteractiveShell.instance(config=config)
 
 
-def _child(request: dict, spec, shell, out_w: int, uid: int, worker: int) -> None:
+def _child(request: dict, spec, shell, out_w: int, flag_w: int, uid: int, worker: int) -> None:
     """In the forked child: wire fds, read the job, confine, run. Never returns."""
     code = 70
     try:
@@ -60,10 +62,11 @@ def _child(request: dict, spec, shell, out_w: int, uid: int, worker: int) -> Non
             job = json.load(handle)
         result_fd = os.open(request["result"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         os.dup2(result_fd, RESULT_FD)
-        os.closerange(RESULT_FD + 1, 4096)         # the control pipes to the engine stay out of reach
+        os.dup2(flag_w, FLAG_FD)
+        os.closerange(FLAG_FD + 1, 4096)           # the control pipes to the engine stay out of reach
         from autograder import harness, sandbox
 
-        settings = {k: tuple(map(tuple, v)) if k == "hide" else tuple(v) if k in ("read_only", "keep") else v
+        settings = {k: tuple(map(tuple, v)) if k == "hide" else tuple(v) if k in ("read_only", "keep", "allow") else v
                     for k, v in job["confinement"].items()}
         flags = sandbox.enter(sandbox.Confinement(**dict(settings, uid=uid)), worker)
         os.environ.clear()
@@ -71,7 +74,7 @@ def _child(request: dict, spec, shell, out_w: int, uid: int, worker: int) -> Non
         torch = sys.modules.get("torch")
         if torch is not None:
             torch.set_num_threads(1)               # before any op starts a thread pool in this child
-        harness.run(job, spec, shell, RESULT_FD, flags)
+        harness.run(job, spec, shell, RESULT_FD, flags, FLAG_FD)
         code = 0
     except BaseException as error:                 # noqa: BLE001 - report, then exit without cleanup
         if isinstance(error, MemoryError):          # student code left no memory to finish the report
@@ -121,29 +124,39 @@ class Worker:
     def run(self, request: dict) -> dict:
         spec = self.spec(request["spec"])
         out_r, out_w = os.pipe()
+        flag_r, flag_w = os.pipe()
         start = time.monotonic()
         worker, inherited = os.getpid(), _memory_kb()
         pid = os.fork()
         if pid == 0:
             os.close(out_r)
-            _child(request, spec, self.shell, out_w, self.uid, worker)
+            os.close(flag_r)
+            _child(request, spec, self.shell, out_w, flag_w, self.uid, worker)
         os.close(out_w)
+        os.close(flag_w)
+        flags = bytearray()
         try:
-            reply = self._watch(pid, out_r, start, float(request["wall_s"]), int(request["output_bytes"]))
+            reply = self._watch(pid, out_r, start, float(request["wall_s"]), int(request["output_bytes"]),
+                                flag_r, flags)
         finally:
             os.close(out_r)
+            os.close(flag_r)
             self.buffer[:] = self.zeros
+        # passed on as text, never interpreted here: the engine decides what the lines mean
+        reply["streamed_flags"] = flags.decode("utf-8", errors="replace")
         peak_kb = reply.pop("max_rss_kb")
         reply.update(rss_mb=max(0, peak_kb - inherited["VmRSS"]) // 1024, start_vm_mb=inherited["VmSize"] // 1024)
         return reply
 
-    def _watch(self, pid: int, out_r: int, start: float, wall_s: float, output_cap: int) -> dict:
+    def _watch(self, pid: int, out_r: int, start: float, wall_s: float, output_cap: int, flag_r: int,
+               flags: bytearray) -> dict:
         os.set_blocking(out_r, False)
+        os.set_blocking(flag_r, False)
         try:
             pidfd = os.pidfd_open(pid)
         except (AttributeError, OSError):
             pidfd = None                           # old kernel: poll the child every 20 ms instead
-        total, exceeded, timed_out, status, usage, eof = 0, False, False, None, None, False
+        total, exceeded, timed_out, status, usage, eof, flags_eof = 0, False, False, None, None, False, False
         try:
             while True:
                 waited, raw, rusage = os.wait4(pid, os.WNOHANG)
@@ -154,8 +167,11 @@ class Worker:
                 if remaining <= 0:
                     timed_out = True
                     break
-                watch = ([] if eof else [out_r]) + ([pidfd] if pidfd is not None else [])
+                watch = ([] if eof else [out_r]) + ([] if flags_eof else [flag_r]) + \
+                        ([pidfd] if pidfd is not None else [])
                 ready, _, _ = select.select(watch, [], [], min(remaining, 0.02 if pidfd is None or eof else 1.0))
+                if flag_r in ready:
+                    flags_eof = not _drain(flag_r, flags)
                 if out_r in ready:
                     try:
                         count = os.readv(out_r, [self.buffer])
@@ -177,6 +193,7 @@ class Worker:
             pass
         if status is None:
             _, status, usage = os.wait4(pid, 0)
+        _drain(flag_r, flags)                      # what the child wrote just before it ended
         strays = self.sandbox.kill_uid(self.uid) if os.geteuid() == 0 else 0
         self.sandbox.reap()
         shutil.rmtree(self.sandbox.shared_workdir(pid), ignore_errors=True)   # degraded mode only
@@ -188,6 +205,18 @@ class Worker:
             "wall_s": round(time.monotonic() - start, 3), "strays": strays > 0,
             "max_rss_kb": usage.ru_maxrss if usage else 0,
         }
+
+
+def _drain(fd: int, into: bytearray) -> bool:
+    """Append what the pipe holds now (up to FLAG_BYTES in all); False at end of file."""
+    while True:
+        try:
+            chunk = os.read(fd, 4096)
+        except BlockingIOError:
+            return True
+        if not chunk:
+            return False
+        into += chunk[:max(0, FLAG_BYTES - len(into))]
 
 
 def main(argv: list[str]) -> int:

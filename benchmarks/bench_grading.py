@@ -1,6 +1,7 @@
-"""Grade N generated submissions of a torch lab with plain `nbgrader autograde` and `autograder grade`.
+"""Grade N generated submissions of a torch lab with plain `nbgrader autograde` and `autograder grade`,
+or (--against dask) with `autograder grade` on the local pool and on a local Dask cluster of the same size.
 
-    .venv/bin/python benchmarks/bench_grading.py [--lab lab5-moe] [--n 100] [--workers N] [--record]
+    .venv/bin/python benchmarks/bench_grading.py [--lab lab5-moe] [--n 100] [--workers N] [--against dask] [--record]
 
 Both graders get the same course copy (generated once, untimed), the same submissions, the same
 instructor secret and COURSE_QUICK=1. Submissions are honest: each is the solution with 0-2 of
@@ -12,6 +13,7 @@ it to benchmarks/RESULTS.md.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import random
@@ -95,12 +97,29 @@ def timed(command: list[str], cwd: Path, env: dict) -> float:
     return seconds
 
 
+def dask_note(course: Path, lab: str, n: int, workers: int, t_pool: float, t_dask: float) -> str:
+    """Per-submission overhead of Dask, and what bounds throughput with more workers."""
+    import sqlite3
+
+    db = sqlite3.connect(course / "autograded" / ".autograder" / "results.sqlite")
+    try:
+        seconds = [json.loads(r[0])["seconds"] for r in db.execute("SELECT result_json FROM results WHERE lab_id=?", (lab,))]
+    finally:
+        db.close()
+    grading = sum(seconds) / len(seconds)
+    return (f"\nDask overhead: {(t_dask - t_pool) / n * 1000:.0f} ms per submission (wall, start-up included); "
+            f"a worker spends {grading:.2f} s grading one submission; the client {max(0.0, t_dask / n - grading / workers):.3f} s "
+            f"of wall per submission beyond that (storing results, gradebook, graded notebook)")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--lab", default=None)
     parser.add_argument("--n", type=int, default=100)
     parser.add_argument("--workers", type=int, default=None, help="autograder workers (default: one per core)")
     parser.add_argument("--seed", type=int, default=20261122)
+    parser.add_argument("--against", choices=["nbgrader", "dask"], default="nbgrader",
+                        help="baseline: plain nbgrader, or (dask) the local pool against --cluster local")
     parser.add_argument("--record", action="store_true", help="append the table to benchmarks/RESULTS.md")
     args = parser.parse_args()
     lab = args.lab or pick_lab()
@@ -125,22 +144,33 @@ def main() -> int:
 
         print(f"grading {args.n} submissions of {lab} ({sum(not s for s in plan.values())} fully solved) "
               f"on {cores} usable cores ...", flush=True)
-        t_plain = timed([sys.executable, "-m", "nbgrader", "autograde", lab, "--Execute.timeout=600"], plain, env)
-        t_ours = timed([sys.executable, "-m", "autograder.cli", "--root", str(ours), "grade", lab,
-                        "--workers", str(workers), "--no-progress"], ours, env)
+        grade = [sys.executable, "-m", "autograder.cli", "--root", str(ours), "grade", lab,
+                 "--workers", str(workers), "--no-progress"]
+        if args.against == "dask":
+            baseline = f"autograder grade (local pool, {workers} workers)"
+            t_plain = timed(grade[:3] + ["--root", str(plain)] + grade[5:], plain, env)
+            t_ours = timed(grade + ["--cluster", "local"], ours, env)
+            name, ratio = f"autograder grade --cluster local ({workers} Dask workers)", t_ours / t_plain
+            note = dask_note(ours, lab, args.n, workers, t_plain, t_ours)
+        else:
+            baseline = "nbgrader autograde (sequential)"
+            t_plain = timed([sys.executable, "-m", "nbgrader", "autograde", lab, "--Execute.timeout=600"], plain, env)
+            t_ours = timed(grade, ours, env)
+            name, ratio, note = f"autograder grade ({workers} workers)", t_plain / t_ours, ""
         a, b = scores(plain, lab), scores(ours, lab)
         mismatches = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
-        rows = [["nbgrader autograde (sequential)", args.n, f"{t_plain:.1f}", f"{t_plain / args.n:.2f}", "1.0x"],
-                [f"autograder grade ({workers} workers)", args.n, f"{t_ours:.1f}", f"{t_ours / args.n:.2f}",
-                 f"{t_plain / t_ours:.1f}x"]]
-        text = table(["grader", "submissions", "seconds", "s/submission", "speed-up"], rows)
+        rows = [[baseline, args.n, f"{t_plain:.1f}", f"{t_plain / args.n:.2f}", "1.0x"],
+                [name, args.n, f"{t_ours:.1f}", f"{t_ours / args.n:.2f}", f"{ratio:.2f}x"]]
+        text = table(["grader", "submissions", "seconds", "s/submission",
+                      "time ratio" if args.against == "dask" else "speed-up"], rows) + note
         verdict = (f"scores identical on all {len(a)} grade cells" if not mismatches and len(a) == len(b) == args.n *
                    len({k[1] for k in a}) else f"SCORES DIFFER on {len(mismatches)} grade cells: {mismatches[:5]}")
         print(text)
         print(verdict)
         if args.record:
             stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-            section = (f"\n## Autograder: {args.n} {lab} submissions, nbgrader vs autograder ({stamp})\n\n"
+            versus = "local pool vs Dask" if args.against == "dask" else "nbgrader vs autograder"
+            section = (f"\n## Autograder: {args.n} {lab} submissions, {versus} ({stamp})\n\n"
                        f"`{' '.join(['python', 'benchmarks/bench_grading.py'] + sys.argv[1:])}` on {cores} usable "
                        f"cores ({platform.processor() or platform.machine()}, shared machine), COURSE_QUICK=1.\n\n"
                        f"```\n{text}\n{verdict}\n```\n")

@@ -21,9 +21,16 @@ def start(args: argparse.Namespace) -> int:
         command.append("--no-browser")
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.append("--allow-root")  # JupyterLab refuses root otherwise (containers, CI)
-    command += args.jupyter_args
+    from .terminal import jupyter_args, terminal_env
+    from .work import make_work_copies
+
+    made = [c for c in make_work_copies(root) if c.made]
+    if made:
+        print(f"Made your own copies of {len(made)} lab(s) in work/ (course updates never touch them).")
+
+    command += jupyter_args() + args.jupyter_args  # terminals find `course` and `autograder`
     print("Starting JupyterLab on the course's start page (Ctrl+C to stop)...", flush=True)
-    os.execv(sys.executable, command)
+    os.execve(sys.executable, command, terminal_env())
     return 0  # not reached
 
 
@@ -31,6 +38,18 @@ def doctor(args: argparse.Namespace) -> int:
     from .doctor import main as doctor_main
 
     return doctor_main()
+
+
+def work(args: argparse.Namespace) -> int:
+    from .work import describe, make_work_copies
+
+    try:
+        copies = make_work_copies(course_root(), args.labs)
+    except ValueError as exc:
+        print(f"course work: {exc}", file=sys.stderr)
+        return 1
+    print(describe(copies, course_root()))
+    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -41,6 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-browser", action="store_true", help="don't open a browser; print the URL")
     p.add_argument("jupyter_args", nargs=argparse.REMAINDER, help="extra JupyterLab options after --")
     p.set_defaults(handler=start)
+    p = sub.add_parser("work", help="make your own copies of the labs in work/ (existing copies are kept)")
+    p.add_argument("labs", nargs="*", help="lab ids (default: every lab)")
+    p.set_defaults(handler=work)
     p = sub.add_parser("doctor", help="check the installation and say how to fix what is wrong")
     p.set_defaults(handler=doctor)
     try:

@@ -201,20 +201,53 @@ def check_progress_writable() -> Check:
     return Check("progress store", True, f"{folder} is writable")
 
 
-def run_checks(root: Path | None = None) -> list[Check]:
+def check_terminal_commands() -> Check:
+    """`course` and `autograder` resolve, to this environment, in a terminal `course start` opens."""
+    from .terminal import resolve_in_terminal, outside_shell_hint, scripts_dir
+
+    try:
+        found = resolve_in_terminal()
+    except (OSError, subprocess.SubprocessError) as exc:
+        return Check("terminal commands", False, f"cannot run the terminal's shell: {exc}", "set SHELL to a working shell")
+    scripts = scripts_dir()
+    wrong = {name: where for name, where in found.items() if where is None or Path(where).parent != scripts}
+    if wrong:
+        detail = ", ".join(f"{name} -> {where or 'not found'}" for name, where in wrong.items())
+        return Check("terminal commands", False, f"{detail} in a course terminal (expected {scripts})",
+                     f"reinstall with ./course.sh start; check that your shell's rc file does not reset PATH")
+    return Check("terminal commands", True, f"{', '.join(found)} found in {scripts}; {outside_shell_hint()}")
+
+
+def check_steps(root: Path) -> list:
+    """Each step returns one Check or a list of them; main() prints each as soon as it is known."""
+    return [check_python, check_torch, check_packages, check_lab_extensions, check_server_extension,
+            check_terminal_commands, lambda: check_course_files(root), lambda: check_labs(root),
+            lambda: check_banks(root), check_progress_writable]
+
+
+def iter_checks(root: Path | None = None):
     root = root or course_root()
-    return [check_python(), check_torch(), *check_packages(), *check_lab_extensions(),
-            check_server_extension(), check_course_files(root), check_labs(root), check_banks(root),
-            check_progress_writable()]
+    for step in check_steps(root):
+        found = step()
+        yield from (found if isinstance(found, list) else [found])
+
+
+def run_checks(root: Path | None = None) -> list[Check]:
+    return list(iter_checks(root))
+
+
+WIDTH = 32  # the longest check name, so the columns line up while results stream in
 
 
 def main(root: Path | None = None) -> int:
-    checks = run_checks(root)
-    width = max(len(c.name) for c in checks)
-    for c in checks:
-        print(f"{'ok ' if c.ok else 'BAD'}  {c.name:<{width}}  {c.detail}")
+    print("Checking the course's installation (torch, JupyterLab and the question banks take a while)...",
+          flush=True)
+    checks = []
+    for c in iter_checks(root):   # printed one by one: the slow ones no longer leave the screen blank
+        checks.append(c)
+        print(f"{'ok ' if c.ok else 'BAD'}  {c.name:<{WIDTH}}  {c.detail}", flush=True)
         if not c.ok:
-            print(f"     {'':<{width}}  fix: {c.fix}")
+            print(f"     {'':<{WIDTH}}  fix: {c.fix}", flush=True)
     failed = [c for c in checks if not c.ok]
     print(f"\n{len(checks) - len(failed)} of {len(checks)} checks passed." if failed else f"\nAll {len(checks)} checks passed.")
     return 1 if failed else 0

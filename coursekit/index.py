@@ -22,7 +22,7 @@ MODULES = [
     ("m1", "Training vs inference", "lab1-roofline"),
     ("m2", "Training chips", "lab2-cluster"),
     ("m3", "Inference chips", "lab3-kv-cache"),
-    ("m4", "Economics", "lab4-costs"),
+    ("m4", "Economics", "lab4-economics"),
     ("m5", "Co-design", "lab5-moe"),
 ]
 

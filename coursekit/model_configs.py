@@ -23,7 +23,13 @@ class ModelConfig:
     n_experts: int = 1         # routed experts per MoE layer (1 = dense)
     experts_per_token: int = 1
     active_params: float | None = None  # published active parameters per token (MoE)
+    kv_latent_dim: int | None = None    # MLA: elements cached per token per layer (a compressed latent, not K and V)
     source: str = ""
+
+    @property
+    def kv_elements_per_token_per_layer(self) -> int:
+        """What one token adds to one layer's cache: a key and a value per KV head, or MLA's latent."""
+        return self.kv_latent_dim or 2 * self.n_kv_heads * self.head_dim
 
     @property
     def params_per_token(self) -> float:
@@ -65,9 +71,11 @@ MIXTRAL_8X7B = ModelConfig(
 DEEPSEEK_V3 = ModelConfig(
     "DeepSeek-V3", 671e9, n_layers=61, d_model=7168, n_heads=128, n_kv_heads=128, head_dim=128,
     d_ff=2048, vocab_size=129280, max_context=131072, n_experts=256, experts_per_token=8,
-    active_params=37e9,
+    active_params=37e9, kv_latent_dim=512 + 64,
     source="DeepSeek-AI 2024, 'DeepSeek-V3 Technical Report' (arXiv:2412.19437): 671B total, 37B active, "
-           "256 routed experts + 1 shared, top-8; attention is MLA (compressed KV), so n_kv_heads here is nominal",
+           "256 routed experts + 1 shared, top-8. Attention is MLA: per token and layer it caches the compressed "
+           "latent (kv_lora_rank 512) plus the shared RoPE key (qk_rope_head_dim 64), per config.json; "
+           "n_kv_heads and head_dim are the uncompressed heads, used only for comparison",
 )
 QWEN3_235B_A22B = ModelConfig(
     "Qwen3-235B-A22B", 235e9, n_layers=94, d_model=4096, n_heads=64, n_kv_heads=4, head_dim=128,

@@ -131,7 +131,18 @@ def test_read_cells_skips_test_cells_and_keeps_the_rest(tmp_path):
     cells = read_cells(_notebook(tmp_path), SPEC)
     sources = "\n".join(source for _, source in cells)
     assert "run_visible" not in sources and "check_task" not in sources
-    assert "def softmax" in sources and "measurement size" in sources
+    assert "def softmax" in sources
+    # the lab's own measurement cell runs as its definitions only (autograder.thin); its comment goes
+    assert "n = 64 if quick_mode() else 4096" in sources and "measurement size" not in sources
+
+
+def test_an_edited_instructor_cell_runs_whole(tmp_path):
+    def edit(notebook):
+        for cell in notebook.cells:
+            if "measurement size" in cell.source:
+                cell.source += "\nprint('mine')"
+    sources = "\n".join(source for _, source in read_cells(_notebook(tmp_path, edit), SPEC))
+    assert "measurement size" in sources and "print('mine')" in sources
 
 
 @pytest.mark.parametrize("raw, reason", [
@@ -361,6 +372,7 @@ def _confine_in_child(probe, refused=frozenset(), **settings):
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to reach the namespace calls")
 @pytest.mark.parametrize("refused, expected", [
     ({"unshare"}, ["sandbox: no network namespace (Operation not permitted)",
+                   "sandbox: no IPC namespace (Operation not permitted)",
                    "sandbox: no mount namespace (Operation not permitted): hidden paths stay visible"]),
     ({"mount"}, ["sandbox: cannot make mounts private: hidden paths stay visible"]),
     (set(), []),
@@ -400,3 +412,36 @@ def test_a_course_and_venv_under_tmp_stay_visible_in_the_private_tmp(tmp_path):
     assert report["flags"] == []
     assert report["probe"] == {"code": "code", "package": "package",
                                "solution": "FileNotFoundError", "other": "FileNotFoundError"}
+
+
+def test_a_report_the_grader_cannot_parse_is_the_submissions_failure(tmp_path):
+    from autograder.engine import _MALFORMED, _streamed_flags
+
+    for text in ("[" * 100_000 + "]" * 100_000, "{not json", "[1, 2]"):
+        (tmp_path / "result.json").write_text(text)
+        assert GradingPool._report(tmp_path / "result.json") is _MALFORMED
+    (tmp_path / "empty.json").write_text("")
+    assert GradingPool._report(tmp_path / "empty.json") is None
+    flags, ended = _streamed_flags({"streamed_flags": "network: tried to connect\nnot a flag\nend of flags\n"})
+    assert flags == {"network: tried to connect"} and ended
+    assert _streamed_flags({"streamed_flags": "fork: os.fork at runtime\n"}) == ({"fork: os.fork at runtime"}, False)
+
+
+SHIPPED_SPECS = sorted((Path(__file__).resolve().parents[1] / "autograder" / "specs").glob("lab*.py"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("spec_file", SHIPPED_SPECS, ids=lambda p: p.stem)
+def test_each_solution_keeps_to_its_tasks_forbidden_list(spec_file):
+    """A task's `forbidden` list (default spec.DEFAULT_FORBIDDEN) must let its own solution through:
+    a lab whose solution calls a course calculator inside a graded function declares what it may call."""
+    from autograder.reach import call_watched
+    from autograder.reference import solution_namespace
+
+    spec = load_spec(spec_file)
+    namespace = solution_namespace(spec.solution_path())
+    for task in spec.tasks:
+        for case in task.visible:
+            args, kwargs = task.prepare(case)
+            _, reached = call_watched(namespace[task.function], args, kwargs, task.forbids)
+            assert reached is None, f"{spec.lab_id}/{task.grade_id}: the solution calls {reached}"

@@ -158,3 +158,20 @@ def test_doctor_command_exit_code_follows_checks(tmp_path):
     blocker.write_text("x")
     result = doctor({"COURSE_PROGRESS_DIR": str(blocker / "p")}, tmp_path)
     assert result.returncode == 1 and "BAD  progress store" in result.stdout
+
+
+def test_doctor_prints_each_check_as_it_finishes(monkeypatch, capsys):
+    from coursekit import doctor
+
+    seen_before_banks = []
+
+    def banks(root):
+        seen_before_banks.append(capsys.readouterr().out)   # what the learner already sees
+        return doctor.Check("question banks", True, "stub for this test")
+
+    monkeypatch.setattr(doctor, "check_banks", banks)
+    monkeypatch.setattr(doctor, "check_lab_extensions", lambda: [])
+    monkeypatch.setattr(doctor, "check_server_extension", lambda: doctor.Check("nbgrader server extension", True, "x"))
+    doctor.main()
+    assert "Checking the course's installation" in seen_before_banks[0]
+    assert "ok   Python" in seen_before_banks[0] and "terminal commands" in seen_before_banks[0]

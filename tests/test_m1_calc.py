@@ -1,4 +1,4 @@
-"""Module 1 formulas against hand-checkable cases, published figures and the seeds' corrected claims."""
+"""Module 1 formulas against hand-checkable cases, published figures and the sources' corrected claims."""
 from __future__ import annotations
 
 import math
@@ -130,6 +130,24 @@ def test_llama2_7b_training_mfu_is_plausible():
     # Touvron et al. 2023: 2.0T tokens, 184,320 A100 GPU-hours -> about 39% MFU at 6N FLOPs/token.
     assert roofline.training_mfu(6.74e9, 2.0e12, 184_320, 312) == pytest.approx(0.39, abs=0.01)
     assert roofline.inference_tokens_matching_training(7e9, 2e12) == pytest.approx(6e12)
+
+
+def test_mfu_quiz_draws_only_published_triples_with_realistic_mfu():
+    """m1-l1-mfu draws one published run at a time, so size, tokens and GPU-hours belong together."""
+    from pathlib import Path
+
+    import yaml
+
+    bank = Path(__file__).resolve().parent.parent / "quizzes" / "m1" / "l1-what-each-does.yaml"
+    item = next(i for i in yaml.safe_load(bank.read_text())["items"] if i["id"] == "m1-l1-mfu")
+    runs = item["params"]["run"]["choices"]
+    assert set(runs) == set(roofline.A100_TRAINING_RUNS)
+    for run in runs:
+        mfu = roofline.training_mfu(*(roofline.published_run_value(run, f) for f in ("n_params", "train_tokens", "gpu_hours")),
+                                    312)
+        assert 0.3 < mfu < 0.5, run
+    with pytest.raises(KeyError, match="roofline.py"):
+        roofline.published_run_value("Llama 2 34B", "n_params")
 
 
 def test_ring_allreduce_and_transfers():

@@ -13,6 +13,7 @@ import pytest
 from coursekit.calc import kvcache, memory, roofline, serving_cost
 from coursekit.hardware import H100_SXM
 from coursekit.model_configs import LLAMA2_70B
+from coursekit.sources import SOURCES
 from lesson_text import Lessons
 
 FOLDER = Path(__file__).resolve().parent.parent / "course" / "m1-training-vs-inference"
@@ -27,22 +28,22 @@ def test_lesson_structure(index, name):
 
 
 @pytest.mark.parametrize("name, seeds", [
-    ("01-what-each-does", ["Seed 003", "Seed 004"]),
-    ("02-memory-per-parameter", ["Seed 004", "Seed 003"]),
-    ("03-compute-or-bandwidth", ["seed 003", "seed 001"]),
-    ("04-beyond-one-chip", ["seed 002"]),
+    ("01-what-each-does", ["003", "004"]),
+    ("02-memory-per-parameter", ["004", "003"]),
+    ("03-compute-or-bandwidth", ["003", "001"]),
+    ("04-beyond-one-chip", ["002"]),
 ])
 def test_errata_notes_are_in_the_lessons(name, seeds):
     text = _markdown(name) + _code(name)
     assert "Errata" in text
-    for seed in seeds:
-        assert seed.lower() in text.lower()
+    for key in seeds:   # each source is cited by name (coursekit.sources), never by file number
+        assert SOURCES[key].short.lower() in text.lower()
 
 
 def test_errata_document_covers_each_corrected_seed():
     errata = (FOLDER.parent.parent / "docs" / "errata" / "m1.md").read_text()
-    for seed in ("| 001 |", "| 002 |", "| 003", "| 004 |"):
-        assert seed in errata
+    for key in ("001", "002", "003", "004"):
+        assert f"| {SOURCES[key].short[0].upper()}{SOURCES[key].short[1:]}" in errata
 
 
 def test_numbers_stated_in_prose_match_the_functions():
@@ -100,7 +101,7 @@ def test_lesson1_errata_corrects_seed_003s_serving_bill():
     # the lesson shows all this in one Errata block, computed by these functions
     errata = _errata_cell(LESSONS[0], "**Errata.**")
     for needed in ("serving_cost.annual_cost(", "serving_cost.annual_savings(", "gpt-3.5-turbo",
-                   "Seed 003 (lesson 4)", "Seed 004", "orders of magnitude", "serve_tokens_equal"):
+                   "The Module 6 course text (lesson 4)", "The Training vs. Inference guide", "orders of magnitude", "serve_tokens_equal"):
         assert needed in errata, f"lesson 1 Errata block lacks {needed!r}"
 
 
@@ -129,7 +130,7 @@ def test_lesson2_errata_two_80gb_gpus_leave_little_kv_room():
     assert memory.users_per_replica(LLAMA2_70B, H100_SXM, context=4096, chips=2) == 4      # 10% held back
     mha = kvcache.max_context_tokens(pair, weights, kvcache.model_kv_bytes_per_token(LLAMA2_70B.name, use_gqa=False))
     assert all_tokens / mha == pytest.approx(LLAMA2_70B.n_heads / LLAMA2_70B.n_kv_heads, rel=0.01)
-    errata = _errata_cell(LESSONS[1], "Errata (seed 004)")
+    errata = _errata_cell(LESSONS[1], "Errata (the Training vs. Inference guide)")
     assert "memory.users_per_replica(" in errata and "Two high-end datacenter GPUs" in errata
 
 

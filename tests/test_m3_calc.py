@@ -12,6 +12,36 @@ from coursekit.model_configs import LLAMA2_7B, LLAMA2_70B, LLAMA31_70B
 ROOT = Path(__file__).resolve().parent.parent
 
 
+# ---- corrections: variants, one-way links, MLA, Groq's software gains ---------------------------
+
+def test_h100_variants_name_their_memory():
+    assert "HBM2e" in hardware.H100_PCIE.source and hardware.H100_PCIE.memory_tbs == 2.0
+    assert "HBM3" in hardware.H100_SXM.source and hardware.H100_SXM.memory_tbs == 3.35
+    assert hardware.H100_PCIE.memory_gb == hardware.H100_SXM.memory_gb == 80
+
+
+def test_nvlink_one_way_is_half_the_datasheet_total():
+    assert hardware.H100_SXM.interconnect_gbs == 900 and hardware.NVLINK4_H100.one_way_gbs == 450
+    assert hardware.INFINIBAND_NDR.one_way_gbs == 50
+
+
+def test_deepseek_v3_caches_a_latent_not_heads():
+    from coursekit.calc import roofline
+    from coursekit.model_configs import DEEPSEEK_V3
+
+    mla = kvcache.model_kv_bytes_per_token("DeepSeek-V3")
+    assert mla == 61 * 576 * 2 == roofline.kv_bytes_per_token(DEEPSEEK_V3)
+    heads = kvcache.model_kv_bytes_per_token("DeepSeek-V3", use_gqa=False)
+    assert heads / mla == pytest.approx(2 * 128 * 128 / 576)   # ~57x: what ignoring MLA would overstate
+
+
+def test_groq_published_speeds_rose_with_software_alone():
+    gains = chips.software_speedups()
+    assert gains["Llama 2 70B"] == pytest.approx(3.0)
+    assert gains["Llama 3.1 70B"] > 6
+    assert all(s.source for s in chips.GROQ_70B_SPEEDS)
+
+
 # ---- kvcache ----------------------------------------------------------------------------------
 
 def test_kv_per_token_by_hand():

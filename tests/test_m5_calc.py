@@ -138,7 +138,7 @@ def test_batch_one_routing_claim():
 
 def test_capacity_and_errors():
     assert moe.expert_capacity(1024, 8, 2, 1.25) == 320
-    assert moe.expert_capacity(10, 4, 1, 1.0) == 3          # ceil(2.5)
+    assert moe.expert_capacity(10, 4, 1, 1.0) == 2          # int(2.5): Switch truncates
     with pytest.raises(ValueError, match="moe.py"):
         moe.moe_layer_params(64, 128, 4, 5)
 

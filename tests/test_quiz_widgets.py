@@ -180,3 +180,31 @@ def test_module_test_below_pass_mark_fails():
 
 def test_missing_module_test():
     assert "no bank with kind: module-test and module: m42" in show_module_test("m42", root=GOOD).value
+
+
+def test_finished_quiz_comes_back_after_restart_with_its_attempts():
+    quiz = show_quiz("m9-l1", root=GOOD)
+    for view, button in zip(quiz.view.questions, quiz.view.check_buttons):
+        view.set_response(view.q.correct_response())
+        button.click()
+    again = show_quiz("m9-l1", root=GOOD)                    # a kernel restart after finishing
+    assert again.seed == quiz.seed and "Score: 3 / 3" in again.view.score.value
+    assert all(b.disabled for b in again.view.check_buttons)
+    assert "Attempt 1." in again.view.box.children[0].value
+    again.new_attempt()                                       # the learner's choice
+    assert "Attempt 2. Earlier attempts: #1: 3/3." in again.view.box.children[0].value
+    assert "Score: 0 / 3" in again.view.score.value
+
+
+def test_submitted_module_test_shows_its_attempts_and_waits_for_start():
+    first = show_module_test("m9", student="fay", root=GOOD)
+    for qv in first.view.questions:
+        qv.set_response(qv.q.correct_response())
+    first.view.submit()
+    again = show_module_test("m9", student="fay", root=GOOD)   # after a restart
+    history, start = again.box.children
+    n = len(first.view.questions)
+    assert f"Attempt 1: {n}/{n} (100%), passed" in history.value and start.description == "Start attempt 2"
+    assert again.view.box not in again.box.children           # no fresh draw at 0 until asked
+    start.click()
+    assert again.view.box in again.box.children and again.attempt == 2

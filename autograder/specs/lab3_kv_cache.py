@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 
-from autograder.spec import Case, LabSpec, Task, approx, encode
+from autograder.spec import DEFAULT_FORBIDDEN, Case, LabSpec, Task, approx, encode
 from coursekit.calc import kvcache
 from coursekit.model_configs import LLAMA2_70B
 
@@ -184,6 +184,13 @@ def _frag_hidden(rng: random.Random) -> Case:
     return Case("random request lengths", args=(lengths, rng.choice([1, 8, 16, 32]), reserve))
 
 
+# Prefill and cached generation are built from the layer's pieces (project_qkv, attend, the MLP and
+# norms); a whole layer's or the model's own forward would answer them without a cache.
+WHOLE_LAYERS = DEFAULT_FORBIDDEN + ("coursekit.nn.decoder.TinyDecoder.forward",
+                                    "coursekit.nn.decoder.DecoderLayer.forward",
+                                    "coursekit.nn.decoder.Attention.forward")
+
+
 SPEC = LabSpec(
     lab_id=LAB,
     notebook=f"{LAB}.ipynb",
@@ -207,7 +214,7 @@ SPEC = LabSpec(
                       hint="logits must equal model(prompt): prefill is an ordinary causal forward pass"),
              ),
              hidden=_prefill_hidden, n_hidden=4, prepare=_prepare_prefill, encode=_encode_prefill,
-             reference=prefill_reference, compare=approx(rel=LOGIT_TOL, abs_=LOGIT_TOL)),
+             reference=prefill_reference, compare=approx(rel=LOGIT_TOL, abs_=LOGIT_TOL), forbidden=WHOLE_LAYERS),
         Task("test_generate", "Task (cached greedy generation)", 4, "generate_with_cache",
              visible=(
                  Case("GQA model, 6-token prompt, 8 new tokens", args=(GQA, 21, 1, 6, 8),
@@ -217,7 +224,7 @@ SPEC = LabSpec(
                       hint="with one KV head every query head reads the same cached K and V"),
              ),
              hidden=_generate_hidden, n_hidden=4, prepare=_prepare_generate, encode=_encode_generate,
-             reference=generate_reference, compare=approx(rel=LOGIT_TOL, abs_=LOGIT_TOL)),
+             reference=generate_reference, compare=approx(rel=LOGIT_TOL, abs_=LOGIT_TOL), forbidden=WHOLE_LAYERS),
         Task("test_allocator", "Task (paged block allocator)", 3, "replay_allocator",
              visible=(
                  Case("blocks of 4: grow, share the pool, free", args=ALLOC_BASIC, expected=ALLOC_BASIC_EXPECTED,

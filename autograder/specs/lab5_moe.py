@@ -211,7 +211,7 @@ SPEC = LabSpec(
         Task('test_capacity', 'Task (expert capacity)', 2, 'apply_capacity',
              visible=(
             Case('12 tokens, 4 experts, top-1, factor 1.0', kwargs={'seed': 0, 'tokens': 12, 'experts': 4, 'k': 1, 'capacity_factor': 1.0, 'skew': 2.0},
-                 hint="capacity = ceil(factor * T * k / E); serve each expert's first `capacity` assignments in token order",
+                 hint="capacity = int(factor * T * k / E), truncated as in Switch; serve each expert's first `capacity` assignments in token order",
                  expected={'capacity': 3, 'dropped': 8, 'load': [3, 0, 0, 1], 'keep': [[True], [True], [True], [False], [True], [False], [False], [False], [False], [False], [False], [False]]}),
             Case('12 tokens, 4 experts, top-2, factor 1.0, skewed router', kwargs={'seed': 2, 'tokens': 12, 'experts': 4, 'k': 2, 'capacity_factor': 1.0, 'skew': 2.0},
                  hint='serve all first choices (slot 0, token order) before any second choice (slot 1)',

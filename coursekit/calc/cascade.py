@@ -22,9 +22,9 @@ class Price:
         return (input_tokens * self.input_per_m + output_tokens * self.output_per_m) / 1e6
 
 
-# The seed's default: a 7B fine-tune self-hosted with vLLM at $0.30 per million tokens (one price
+# The source's default: a 7B fine-tune self-hosted with vLLM at $0.30 per million tokens (one price
 # for input and output). Sanity check in lesson 3: $3/h H100 serving ~2,800 tokens/s gives $0.30/M.
-SMALL_7B = Price("7B fine-tune (self-hosted)", 0.30, 0.30, source="seed 000, customer-support scenario")
+SMALL_7B = Price("7B fine-tune (self-hosted)", 0.30, 0.30, source="the co-design textbook section, customer-support scenario")
 # Fallbacks, list prices at the time of writing (per million tokens, input / output).
 LLAMA31_70B_HOSTED = Price(
     "Llama 3.1 70B (hosted API)", 0.88, 0.88,
@@ -36,11 +36,11 @@ FRONTIER_API = Price(
 
 @dataclass(frozen=True)
 class Workload:
-    calls_per_day: float = 100_000     # seed 000's scenario
+    calls_per_day: float = 100_000     # the co-design textbook section's scenario
     input_tokens: float = 1_500        # assumption: system prompt + retrieved policy text + chat history
     output_tokens: float = 300         # assumption: a few short replies per conversation
-    escalation: float = 0.05           # seed 000: 5% of conversations escalate
-    source: str = "seed 000 (calls/day, 5% escalation); token counts are the course's stated assumptions"
+    escalation: float = 0.05           # the co-design textbook section: 5% of conversations escalate
+    source: str = "the co-design textbook section (calls/day, 5% escalation); token counts are the course's stated assumptions"
 
 
 def naive_daily_cost(w: Workload, big: Price) -> float:
@@ -56,7 +56,7 @@ def cascade_daily_cost(w: Workload, small: Price, big: Price) -> float:
 
 
 def cascade_ratio(w: Workload, small: Price, big: Price) -> float:
-    """Cascade cost as a fraction of the naive cost (the seed claims 0.1)."""
+    """Cascade cost as a fraction of the naive cost (the source claims 0.1)."""
     if not 0.0 <= w.escalation <= 1.0:
         raise ValueError(f"coursekit/calc/cascade.py: escalation must be a fraction in [0, 1], got {w.escalation}")
     return cascade_daily_cost(w, small, big) / naive_daily_cost(w, big)

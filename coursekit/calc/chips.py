@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from coursekit import hardware
 from coursekit.calc.kvcache import model_by_name, model_kv_bytes_per_session
 
-# The four philosophies compared in Module 3 (seed 003, lesson 3), one representative chip each.
+# The four philosophies compared in Module 3 (the Module 6 course text, lesson 3), one representative chip each.
 PHILOSOPHIES = {
     "SRAM-resident (Groq LPU)": hardware.GROQ_LPU,
     "Systolic array (TPU v5e)": hardware.TPU_V5E,
@@ -30,6 +30,37 @@ PHILOSOPHIES = {
 
 # source: NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020): 40 MB L2 cache per A100.
 A100_L2_MB = 40.0
+
+
+@dataclass(frozen=True)
+class PublishedSpeed:
+    """A vendor-reported per-user decode speed: a measurement of hardware *and* software together."""
+    when: str
+    model: str
+    tokens_per_s: float
+    software: str
+    source: str
+
+
+# Groq's 70B speeds, all on the same first-generation 14 nm GroqChip: only the software changed.
+GROQ_70B_SPEEDS = (
+    PublishedSpeed("2023-08", "Llama 2 70B", 100, "first public demo",
+                   "Groq announcement, reported by Moor Insights & Strategy, 25 Aug 2023 ('more than 100 tokens per second')"),
+    PublishedSpeed("2023-11", "Llama 2 70B", 300, "compiler and runtime updates",
+                   "Groq press release, 7 Nov 2023 (300 tokens/s per user); also quoted by the Module 6 course text"),
+    PublishedSpeed("2024-11", "Llama 3.1 70B", 250, "standard endpoint",
+                   "Groq, 'Llama 3.1 70B speculative decoding' announcement, Nov 2024 (previous endpoint: 250 tokens/s)"),
+    PublishedSpeed("2024-11", "Llama 3.1 70B", 1665, "speculative decoding",
+                   "same announcement; Artificial Analysis independent benchmark: 1,665 output tokens/s"),
+)
+
+
+def software_speedups(speeds=GROQ_70B_SPEEDS) -> dict[str, float]:
+    """Per model, fastest over slowest published speed on unchanged hardware."""
+    by_model: dict[str, list[float]] = {}
+    for s in speeds:
+        by_model.setdefault(s.model, []).append(s.tokens_per_s)
+    return {model: max(v) / min(v) for model, v in by_model.items()}
 
 
 def chip_by_name(name: str) -> hardware.Chip:

@@ -1,4 +1,4 @@
-"""Compounding arithmetic for the forum debate (seed 002): "training efficiency improves ~4x a year,
+"""Compounding arithmetic for the forum debate (the Whetstone Forum thread): "training efficiency improves ~4x a year,
 inference only 20-30% a year". A yearly factor f compounds to f**years; its doubling time is
 ln 2 / ln f years. Rates are given as yearly *factors* (4.0 for 4x, 1.25 for +25%).
 """

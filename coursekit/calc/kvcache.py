@@ -49,8 +49,9 @@ def model_by_name(name: str) -> model_configs.ModelConfig:
 def model_kv_bytes_per_token(model: str, bytes_per_elem: float = 2, use_gqa: bool = True) -> float:
     """Per-token KV bytes of a published model; use_gqa=False pretends every query head had its own KV head."""
     cfg = model_by_name(model)
-    kv_heads = cfg.n_kv_heads if use_gqa else cfg.n_heads
-    return kv_bytes_per_token(cfg.n_layers, kv_heads, cfg.head_dim, bytes_per_elem)
+    if not use_gqa:
+        return kv_bytes_per_token(cfg.n_layers, cfg.n_heads, cfg.head_dim, bytes_per_elem)
+    return cfg.n_layers * cfg.kv_elements_per_token_per_layer * bytes_per_elem
 
 
 def model_kv_bytes_per_session(model: str, seq_len: int, bytes_per_elem: float = 2, use_gqa: bool = True,

@@ -147,12 +147,14 @@ def activation_bytes_per_layer(seq_len: int, batch: int, d_model: int, n_heads: 
     Korthikanti et al. 2022 (arXiv:2205.05198, eq. 1) count s*b*h*(34 + 5*a*s/h) bytes for a
     GPT-style layer; the 5*a*s/h term is the s x s attention scores and their softmax/dropout,
     which a FlashAttention-style kernel recomputes instead of storing (stores_attention_matrix=False).
+    The 34 assumes a GPT-3-style layer (LayerNorm, 4h GeLU MLP, dropout masks): applied to a Llama
+    (RMSNorm, SwiGLU MLP, no dropout) it is an estimate at that model's width, not its exact count.
     """
     per_token_width = 34.0 + (5.0 * n_heads * seq_len / d_model if stores_attention_matrix else 0.0)
     return seq_len * batch * d_model * per_token_width
 
 
 def training_activation_bytes(model, seq_len: int, batch: int, stores_attention_matrix: bool = True) -> float:
-    """All layers' stored activations for one micro-batch of a named model."""
+    """All layers' stored activations for one micro-batch, GPT-style layers at the named model's shape."""
     c = resolve_model(model)
     return c.n_layers * activation_bytes_per_layer(seq_len, batch, c.d_model, c.n_heads, stores_attention_matrix)

@@ -138,7 +138,9 @@ def published_flops_per_token(model: str, dense_equivalent: bool = False) -> flo
 
 
 def expert_capacity(tokens: int, n_experts: int, top_k: int, capacity_factor: float) -> int:
-    """Assignments one expert may take per batch: ceil(factor x tokens x k / experts) (GShard, Switch)."""
-    import math
+    """Assignments one expert may take per batch: int(factor x tokens x k / experts), truncated.
 
-    return math.ceil(capacity_factor * tokens * top_k / n_experts)
+    Switch Transformer's convention (Fedus et al. 2022, eq. 3; its Mesh TensorFlow code casts with int),
+    extended to top-k by counting k assignments per token. Some codebases round up instead (fairseq's
+    GShard gate uses ceil); truncation can give one slot fewer per expert."""
+    return int(capacity_factor * tokens * top_k / n_experts)

@@ -141,9 +141,9 @@ def training_flops_per_token(n_params: float) -> float:
 
 
 def kv_bytes_per_token(model: ModelConfig | str, bytes_per_element: float = 2) -> float:
-    """Bytes one token adds to the KV cache: a key and a value per layer per KV head."""
+    """Bytes one token adds to the KV cache: a key and a value per layer per KV head (MLA: its latent)."""
     c = resolve_model(model)
-    return 2.0 * c.n_layers * c.n_kv_heads * c.head_dim * bytes_per_element
+    return float(c.n_layers * c.kv_elements_per_token_per_layer * bytes_per_element)
 
 
 def attention_flops_per_token(model: ModelConfig | str, positions: int) -> float:
@@ -307,3 +307,22 @@ def training_mfu(n_params: float, train_tokens: float, gpu_hours: float, peak_tf
     """MFU of a whole training run from its published size, tokens and GPU-hours (6N FLOPs per token)."""
     return model_flops_utilization(training_flops_per_token(n_params) * train_tokens, gpu_hours * 3600.0,
                                    peak_tflops * 1e12)
+
+
+# Published A100-80GB training runs: (parameters, training tokens, GPU-hours), each triple from one paper.
+A100_TRAINING_RUNS = {
+    "LLaMA 7B": (6.7e9, 1.0e12, 82_432),     # Touvron et al. 2023a (arXiv:2302.13971) Tables 2 and 15
+    "LLaMA 65B": (65.2e9, 1.4e12, 1_022_362),
+    "Llama 2 7B": (6.74e9, 2.0e12, 184_320),  # Touvron et al. 2023b (arXiv:2307.09288) Tables 1 and 2
+    "Llama 2 13B": (13.0e9, 2.0e12, 368_640),
+    "Llama 2 70B": (68.98e9, 2.0e12, 1_720_320),
+}
+
+
+def published_run_value(run: str, field: str) -> float:
+    """One number of a run in A100_TRAINING_RUNS: field is "n_params", "train_tokens" or "gpu_hours"."""
+    fields = ("n_params", "train_tokens", "gpu_hours")
+    if run not in A100_TRAINING_RUNS or field not in fields:
+        raise KeyError(f"coursekit/calc/roofline.py: need a run in {sorted(A100_TRAINING_RUNS)} and a field in "
+                       f"{fields}, got {run!r}, {field!r}")
+    return float(A100_TRAINING_RUNS[run][fields.index(field)])

@@ -160,7 +160,7 @@ TRAINING_RUNS = [
     ("Llama 3 8B", 8.03e9, 15e12, "Meta Llama 3 model card (2024): 'over 15T tokens'; Grattafiori et al. 2024 (arXiv:2407.21783)"),
     ("SmolLM2-360M", 0.36e9, 4e12, "Allal et al. 2025, SmolLM2 (arXiv:2502.02737): 360M trained on 4T tokens"),
     ("Qwen3-0.6B", 0.6e9, 36e12, "Qwen Team 2025, Qwen3 Technical Report (arXiv:2505.09388): all sizes pre-trained on ~36T tokens"),
-    ("LFM2.5-350M", 0.35e9, 28e12, "seed 000 (Liquid AI release figures: 28T tokens); ratio recomputed here"),
+    ("LFM2.5-350M", 0.35e9, 28e12, "the co-design textbook section (Liquid AI release figures: 28T tokens); ratio recomputed here"),
 ]
 
 

@@ -19,8 +19,8 @@ GPT4_8K_COMPLETION_PER_1K = 0.06
 GPT4O_INPUT_PER_M = 5.0
 GPT4O_OUTPUT_PER_M = 15.0
 
-# Seed 003, lesson 4 ("The Economics of Split Infrastructure"): the worked example and its claims.
-# source: seed 003 (1 billion daily tokens at $0.002 per thousand tokens; "approximately $730 million";
+# The Module 6 course text, lesson 4 ("The Economics of Split Infrastructure"): the worked example and its claims.
+# source: the Module 6 course text (1 billion daily tokens at $0.002 per thousand tokens; "approximately $730 million";
 # "$73 million in annual savings" from a 10% cut; a GPT-4-class training run "an estimated $50-100 million"
 # that "becomes economically insignificant within two months"; ChatGPT's reported "$700,000 per day").
 SEED003_TOKENS_PER_DAY = 1e9
@@ -77,3 +77,23 @@ def tokens_per_day_for_bill(dollars_per_day: float, price_per_1k: float) -> floa
     if not price_per_1k > 0:
         raise ValueError(f"coursekit/calc/serving_cost.py: price must be positive, got {price_per_1k!r}")
     return _check("dollars per day", dollars_per_day) / price_per_1k * 1000.0
+
+
+# ---- From the hardware side (Module 4): what a token costs the one who runs the GPUs -----------------
+SECONDS_PER_HOUR = 3600
+
+
+def cost_per_million_tokens(dollars_per_hour: float, tokens_per_second: float, utilization: float) -> float:
+    """$ per million tokens from a machine's hourly price, its tokens/s while busy and the fraction of
+    paid hours it is busy (idle hours are paid for too, so they raise the price of every token)."""
+    if not tokens_per_second > 0 or not 0 < utilization <= 1:
+        raise ValueError("coursekit/calc/serving_cost.py: tokens_per_second must be > 0 and utilization in (0, 1], "
+                         f"got {tokens_per_second!r}, {utilization!r}")
+    tokens_per_hour = tokens_per_second * utilization * SECONDS_PER_HOUR
+    return _check("dollars per hour", dollars_per_hour) / tokens_per_hour * 1e6
+
+
+def serving_bill(tokens_per_day: float, cost_per_million: float) -> dict:
+    """Daily and yearly (365-day) bill for a constant demand at a cost per million tokens."""
+    daily = _check("tokens per day", tokens_per_day) / 1e6 * _check("cost per million", cost_per_million)
+    return {"daily": daily, "yearly": daily * DAYS_PER_YEAR}

@@ -3,8 +3,11 @@
 Routing follows Mixtral (Jiang et al. 2024, arXiv:2401.04088) and Hugging Face's
 `MixtralSparseMoeBlock`: softmax over all experts' router logits, keep the top-k probabilities,
 renormalise them to sum to 1, and add the chosen experts' SwiGLU outputs weighted by them.
-`renormalize=False` keeps the raw softmax probabilities instead (Switch Transformer style,
-Fedus et al. 2022, and DeepSeek-V2/V3's default).
+`renormalize=False` keeps the raw softmax probabilities instead: Switch Transformer's top-1 gate
+(Fedus et al. 2022) and DeepSeek-V2 (arXiv:2405.04434; its config sets norm_topk_prob false).
+DeepSeek-V3 differs (arXiv:2412.19437, eqs. 13-15, and its released inference code): it scores
+experts with a sigmoid, normalises the selected gates to sum to 1, then multiplies them by
+routed_scaling_factor = 2.5 (config.json); `sigmoid_top_k_gates` below computes that gate.
 
 The per-token loop is deliberately slow and obvious: it is the ground truth that Lab 5's vectorised
 dispatch must equal. Weights are laid out [expert, out, in] so they copy straight into
@@ -68,6 +71,14 @@ class MoELayer(nn.Module):
                 e = int(indices[t, slot])
                 y[t] += weights[t, slot] * self.expert(e, x[t])
         return y.reshape(shape)
+
+
+def sigmoid_top_k_gates(logits: torch.Tensor, k: int, scale: float = 2.5):
+    """DeepSeek-V3's gate without its load-balancing bias and group limit: logits [T, E] ->
+    (weights [T, k] summing to `scale`, indices [T, k]). Sigmoid affinities, top-k, normalise, scale."""
+    scores = torch.sigmoid(logits.float())
+    weights, indices = scores.topk(k, dim=-1)
+    return scale * weights / weights.sum(dim=-1, keepdim=True), indices
 
 
 def build_moe(config: MoEConfig | None = None, seed: int = 0, dtype: torch.dtype = torch.float32) -> MoELayer:

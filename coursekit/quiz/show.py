@@ -23,7 +23,7 @@ def lesson_seed(learner: str, bank_id: str, attempt: int) -> int:
 
 def module_test_seed(student: str, bank_id: str, attempt: int = 1) -> int:
     """Attempt n of a student: its own draw and numbers, so a retake after the key was shown is a new
-    test. Attempt 1 keeps the seed it always had (results already recorded stay reproducible)."""
+    test. Attempt 1 keeps the source it always had (results already recorded stay reproducible)."""
     if attempt == 1:
         return derive_seed("module-test", student, bank_id)
     return derive_seed("module-test", student, bank_id, attempt)
@@ -41,19 +41,23 @@ class LessonQuiz:
         if self.fixed_seed is not None:
             return self.fixed_seed
         attempts = progress.quiz_attempts(self.bank.id) if self.record else []
-        if attempts and not progress.attempt_finished(attempts[-1]):
-            return attempts[-1]["seed"]  # resume the unfinished attempt after a kernel restart
+        if attempts:
+            # After a kernel restart the latest attempt comes back, finished or not, with its score;
+            # a fresh draw is the learner's choice (New attempt), never a silent reset to 0.
+            return attempts[-1]["seed"]
         return lesson_seed(progress.learner_id(), self.bank.id, len(attempts))
 
     def _build(self, seed: int) -> LessonQuizView:
         self.seed = seed
         self.questions = build_quiz(self.bank, self.pool, seed)
-        done = {}
+        done, history = {}, ""
         if self.record:
-            attempt = next((a for a in progress.quiz_attempts(self.bank.id) if a["seed"] == seed), None)
-            done = attempt["items"] if attempt else {}
+            attempts = progress.quiz_attempts(self.bank.id)
+            number = next((n for n, a in enumerate(attempts, 1) if a["seed"] == seed), len(attempts) + 1)
+            done = attempts[number - 1]["items"] if number <= len(attempts) else {}
+            history = attempt_history(number, attempts[:number - 1])
         return LessonQuizView(self.bank.title, self.questions, on_answer=self._record if self.record else None,
-                              on_new_attempt=self.new_attempt, done=done)
+                              on_new_attempt=self.new_attempt, done=done, history=history)
 
     def _record(self, q: Question, outcome: Outcome) -> None:
         progress.record_quiz(self.bank.id, module=self.bank.module, seed=self.seed,
@@ -77,6 +81,14 @@ class LessonQuiz:
 
     def _ipython_display_(self):
         pass  # already displayed by show_quiz
+
+
+def attempt_history(number: int, earlier: list[dict]) -> str:
+    """'Attempt 3. Earlier attempts: 1/3, 3/3 (first-try scores).' for the line above the questions."""
+    if not earlier:
+        return f"Attempt {number}."
+    scores = ", ".join(f"#{n}: {a.get('score', 0)}/{a.get('total', 0)}" for n, a in enumerate(earlier, 1))
+    return f"Attempt {number}. Earlier attempts: {scores}."
 
 
 def _lookup(bank_id: str, root) -> tuple[dict[str, Bank], object]:
@@ -113,14 +125,37 @@ class ModuleTest:
     def __init__(self, bank: Bank, banks: dict[str, Bank], student: str, record: bool = True,
                  attempt: int | None = None):
         self.bank, self.student, self.record = bank, student, record
+        earlier = progress.module_test_attempts(bank.module, bank.id, student) if record else []
+        chosen = attempt is not None
         # The next attempt after those submitted: redisplaying before submitting shows the same test.
-        if attempt is None:
-            attempt = len(progress.module_test_attempts(bank.module, bank.id, student)) + 1 if record else 1
-        self.attempt = attempt
-        self.seed = module_test_seed(student, bank.id, attempt)
+        self.attempt = attempt if chosen else len(earlier) + 1
+        self.seed = module_test_seed(student, bank.id, self.attempt)
         self.questions = build_quiz(bank, pool(bank, banks), self.seed)
         self.view = ModuleTestView(bank.title, self.questions, bank.pass_mark,
                                    on_submit=self._record if record else None)
+        self.box = self.view.box
+        if earlier and not chosen:
+            self.box = self._behind_start_button(earlier)
+
+    def _behind_start_button(self, earlier: list[dict]):
+        """After a restart a submitted test shows its results; a new attempt starts only when asked."""
+        import ipywidgets as widgets
+
+        rows = "".join(f"<li>Attempt {a.get('attempt', n)}: {a['score']}/{a['total']} "
+                       f"({a['score'] / a['total'] if a['total'] else 0:.0%}), "
+                       f"{'passed' if a.get('passed') else 'not passed'}</li>" for n, a in enumerate(earlier, 1))
+        history = widgets.HTML(f"<div class='course-quiz-history'><b>{self.bank.title}</b>: your submitted "
+                               f"attempts<ul>{rows}</ul></div>")
+        start = widgets.Button(description=f"Start attempt {self.attempt}", icon="play", button_style="primary")
+        start.add_class("course-quiz-start")
+        box = widgets.VBox([history, start])   # the questions join only on request (layouts are shared)
+
+        def begin(_button):
+            box.children = (history, self.view.box)
+
+        start.on_click(begin)
+        box.add_class("course-module-test-attempts")
+        return box
 
     def _record(self, items: dict) -> None:
         progress.record_module_test(self.bank.module, bank_id=self.bank.id, student=self.student, seed=self.seed,
@@ -151,5 +186,5 @@ def show_module_test(module: str, *, student: str | None = None, root: str | Pat
         _display(error)
         return error
     test = ModuleTest(bank, banks, student or progress.learner_id(), record, attempt)
-    _display(test.view.box)
+    _display(test.box)
     return test

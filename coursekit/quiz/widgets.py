@@ -15,6 +15,7 @@ from typing import Any, Callable
 import ipywidgets as widgets
 
 from .engine import Question, grade, key_text, Outcome
+from .numbers import UnreadableNumber, parse_number
 
 STYLE = """<style>
 .course-quiz { border: 1px solid var(--jp-border-color2); border-radius: 4px; padding: 6px 10px;
@@ -23,6 +24,16 @@ STYLE = """<style>
 .course-quiz .widget-checkbox .widget-label-basic, .course-quiz .widget-checkbox label span {
   color: var(--jp-ui-font-color1); white-space: normal; overflow: visible; text-overflow: clip; }
 .course-quiz .widget-checkbox { height: auto; }
+/* ipywidgets gives each radio label a fixed height: long options spilled over the next one and
+   their buttons drifted onto the next row. Let labels grow, and keep each button beside its text. */
+.course-quiz .widget-radio-box label { height: auto; min-height: var(--jp-widgets-radio-item-height);
+  line-height: 1.4; display: flex; align-items: flex-start; padding: 2px 0; }
+.course-quiz .widget-radio-box input { float: none; flex: none; order: -1; height: 1.4em; line-height: 1.4; }
+.course-quiz .widget-checkbox label { display: flex; align-items: flex-start; height: auto; line-height: 1.4; }
+.course-quiz .widget-checkbox input { flex: none; height: 1.4em; }
+/* width:100% plus the widgets' margins overflowed each item: a horizontal scrollbar under every one */
+.course-quiz .jupyter-widgets { box-sizing: border-box; max-width: 100%; min-width: 0; }
+.course-quiz .widget-vbox > .jupyter-widgets { width: auto !important; }
 .course-quiz-item { border-top: 1px solid var(--jp-border-color2); padding: 4px 0; }
 .course-quiz-stem { color: var(--jp-content-font-color1); font-size: var(--jp-content-font-size1); }
 .course-quiz-feedback { padding: 4px 8px; margin: 2px 0; border-left: 4px solid var(--jp-border-color1);
@@ -76,7 +87,6 @@ class QuestionView:
 
     def __init__(self, q: Question, number: int):
         self.q = q
-        self.touched = False
         stem = widgets.HTML(f"<div class='course-quiz-stem'><b>{number}.</b> {to_html(q.stem)}</div>", layout=FULL)
         if q.type == "single":
             self.input = widgets.RadioButtons(options=[(f"{q.letter(i)}. {t}", i) for i, t in q.choices()],
@@ -92,26 +102,32 @@ class QuestionView:
             self.input.add_class("course-quiz-options")
             inputs = [self.input]
         else:
-            self.input = widgets.FloatText(description="Answer:", layout=widgets.Layout(width="18em"))
+            # Text, not FloatText: the browser's number box drops "36,500" and keeps the old value.
+            self.input = widgets.Text(description="Answer:", placeholder="e.g. 36500 or 0.075",
+                                      layout=widgets.Layout(width="18em"))
             self.input.add_class("course-quiz-number")
-            self.input.observe(self._touch, names="value")
             inputs = [widgets.HBox([self.input, widgets.HTML(html.escape(q.item.units))])]
         self.feedback = widgets.HTML("", layout=FULL)
         self.feedback.add_class("course-quiz-feedback-area")
         self.box = widgets.VBox([stem, *inputs], layout=FULL)
         self.box.add_class("course-quiz-item")
 
-    def _touch(self, _change) -> None:
-        self.touched = True
-
     def response(self) -> Any:
-        """The learner's current response, or None when nothing is chosen/entered yet."""
+        """The learner's current response, or None when nothing is chosen/entered yet.
+        Raises UnreadableNumber when a typed number cannot be read (never graded as another number)."""
         if self.q.type == "single":
             return self.input.value
         if self.q.type == "multi":
             chosen = frozenset(i for i, box in self.boxes.items() if box.value)
             return chosen or None
-        return self.input.value if self.touched else None
+        text = self.input.value.strip()
+        return parse_number(text, self.q.item.units) if text else None
+
+    def read_as(self, response: Any) -> str:
+        """How a typed number was read, shown with the feedback so a misreading is visible."""
+        if self.q.type in ("single", "multi") or response is None:
+            return ""
+        return f"Read your answer as {response:,.6g}{' ' + self.q.item.units if self.q.item.units else ''}."
 
     def set_response(self, response: Any) -> None:
         """Set the input as a learner would (used by tests and scripts)."""
@@ -121,8 +137,7 @@ class QuestionView:
             for i, box in self.boxes.items():
                 box.value = i in set(response)
         else:
-            self.input.value = float(response)
-            self.touched = True
+            self.input.value = repr(float(response))
 
     def disable(self) -> None:
         for w in (self.boxes.values() if self.q.type == "multi" else [self.input]):
@@ -143,14 +158,15 @@ class LessonQuizView:
     """A lesson quiz: check each question, get feedback, retry until right; first tries score."""
 
     def __init__(self, title: str, questions: list[Question], *, on_answer: Callable | None = None,
-                 on_new_attempt: Callable | None = None, done: dict | None = None):
+                 on_new_attempt: Callable | None = None, done: dict | None = None, history: str = ""):
         self.questions = [QuestionView(q, n) for n, q in enumerate(questions, 1)]
         self.on_answer = on_answer
         self.first_try: dict[str, bool] = {}
         self.tries: dict[str, int] = {}
         self.score = widgets.HTML()
         self.score.add_class("course-quiz-score")
-        children = [widgets.HTML(f"{STYLE}<h4 style='margin:0.2em 0'>{html.escape(title)}</h4>")]
+        children = [widgets.HTML(f"{STYLE}<h4 style='margin:0.2em 0'>{html.escape(title)}</h4>"
+                                 + (f"<div class='course-quiz-history'>{to_html(history)}</div>" if history else ""))]
         self.check_buttons = []
         for view in self.questions:
             button = widgets.Button(description="Check", button_style="primary", icon="check")
@@ -184,7 +200,11 @@ class LessonQuizView:
         self._update_score()
 
     def check(self, view: QuestionView, button: widgets.Button) -> Outcome | None:
-        response = view.response()
+        try:
+            response = view.response()
+        except UnreadableNumber as exc:
+            view.feedback.value = feedback_html(None, note=f"{exc} This did not count as a try.")
+            return None
         if response is None:
             view.feedback.value = feedback_html(None, note="Choose an answer first.")
             return None
@@ -193,6 +213,7 @@ class LessonQuizView:
         self.tries[qid] = self.tries.get(qid, 0) + 1
         self.first_try.setdefault(qid, outcome.correct)
         note = _safe_record(lambda: self.on_answer(view.q, outcome)) if self.on_answer else ""
+        note = " ".join(filter(None, [view.read_as(response), note]))
         if outcome.correct:
             view.disable()
             button.disabled = True
@@ -240,6 +261,16 @@ class ModuleTestView:
     def submit(self, *, force: bool = False) -> dict | None:
         if self.submitted:
             return None
+        unreadable = []
+        for n, view in enumerate(self.questions, 1):
+            try:
+                view.response()
+            except UnreadableNumber as exc:
+                unreadable.append(f"{n}: {exc}")
+        if unreadable:
+            self.result.value = ("<div class='course-quiz-feedback course-quiz-hint'>Not submitted: fix these answers "
+                                 f"first.<br>{'<br>'.join(map(to_html, unreadable))}</div>")
+            return None
         missing = [n for n, v in enumerate(self.questions, 1) if v.response() is None]
         if missing and not (force or self._warned):
             self._warned = True
@@ -257,7 +288,7 @@ class ModuleTestView:
             else:
                 outcome = grade(view.q, response)
             items[view.q.id] = {"response": response, "correct": outcome.correct}
-            view.feedback.value = feedback_html(outcome, explain=True, key=key_text(view.q))
+            view.feedback.value = feedback_html(outcome, explain=True, key=key_text(view.q), note=view.read_as(response))
         self.submit_button.disabled = True
         score = sum(v["correct"] for v in items.values())
         total = len(items)

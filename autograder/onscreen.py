@@ -1,0 +1,92 @@
+"""A learner's check of what is on screen, not only of what was last saved.
+
+`check_here()` runs in the notebook's own kernel: it checks the functions the learner has run, as
+they are now. `autograder check NOTEBOOK` reads the saved file; `saved_version()` says which
+version that is, and `unsaved_work()` asks any running Jupyter server whether the notebook is open
+with a kernel that ran code after the last save (then the check is of an older version).
+"""
+from __future__ import annotations
+
+import json
+import os
+import urllib.request
+from datetime import datetime, timezone
+from pathlib import Path
+
+from .selfcheck import LAB_CALL, check_namespace, lab_of, record_progress, render
+
+SLACK_S = 2.0  # a save and the kernel's idle message after it arrive within a moment of each other
+
+
+def saved_version(path: Path) -> str:
+    saved = datetime.fromtimestamp(path.stat().st_mtime)
+    return f"Checked {path} as saved at {saved:%Y-%m-%d %H:%M:%S}."
+
+
+def _sessions(server: dict) -> list[dict]:
+    url = f"{server['url'].rstrip('/')}/api/sessions?token={server.get('token', '')}"
+    with urllib.request.urlopen(url, timeout=3) as response:
+        return json.load(response)
+
+
+def unsaved_work(path: Path) -> str | None:
+    """A warning when a running Jupyter server has `path` open with a kernel active since its last save."""
+    try:
+        from jupyter_server.serverapp import list_running_servers
+    except ImportError:
+        return None
+    path, saved = path.resolve(), path.stat().st_mtime
+    for server in list_running_servers():
+        try:
+            sessions = _sessions(server)
+        except (OSError, ValueError):
+            continue  # a stale server file, or a server we may not ask: nothing to say about it
+        root = Path(server.get("root_dir") or server.get("notebook_dir") or "/")
+        for session in sessions:
+            if (root / session.get("path", "")).resolve() != path:
+                continue
+            active = (session.get("kernel") or {}).get("last_activity")
+            if not active:
+                continue
+            ran = datetime.fromisoformat(active.replace("Z", "+00:00")).timestamp()
+            if ran > saved + SLACK_S:
+                when = datetime.fromtimestamp(ran).astimezone(timezone.utc).astimezone()
+                return (f"This notebook is open in Jupyter and its kernel ran code at {when:%H:%M:%S}, after the "
+                        "last save: this check is of the saved file, which may not be what you see. Save "
+                        "(Ctrl+S) and check again, or run `from autograder.onscreen import check_here; check_here()` "
+                        "in the notebook to check the code as you have run it.")
+    return None
+
+
+def _lab_in_kernel(namespace: dict) -> str | None:
+    """The lab of the notebook this kernel serves: its file (Jupyter names it), else cells it ran."""
+    session = os.environ.get("JPY_SESSION_NAME") or namespace.get("__session__")
+    if session and Path(session).is_file():
+        try:
+            return lab_of(json.loads(Path(session).read_text(encoding="utf-8")), Path(session))
+        except (OSError, ValueError):
+            pass
+    for source in reversed(namespace.get("In", [])):
+        found = LAB_CALL.search(source)
+        if found:
+            return found.group(1)
+    return None
+
+
+def check_here(lab_id: str | None = None, *, record: bool = True) -> int:
+    """Check the functions this notebook's kernel has defined, as they are now; returns tasks passed."""
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    if shell is None:
+        raise RuntimeError("check_here() runs inside a notebook; from a terminal use `autograder check NOTEBOOK`")
+    lab_id = lab_id or _lab_in_kernel(shell.user_ns)
+    if lab_id is None:
+        raise ValueError("cannot tell which lab this is: name it, e.g. check_here('lab1-roofline')")
+    checks = check_namespace(lab_id, shell.user_ns)
+    print(render(lab_id, checks, []))
+    print("Checked the code this kernel has run, as it is now (unsaved edits included once run).")
+    passed = sum(c.passed for c in checks)
+    if record and record_progress(lab_id, passed, len(checks)):
+        print("(progress recorded)")
+    return passed

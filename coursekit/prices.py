@@ -1,0 +1,137 @@
+"""Published prices the money module (Module 4) computes with, each with its source and date.
+
+Prices move: every entry says when it was published, and a lesson that uses one says so too. Rental
+prices are on-demand list prices per accelerator-hour (an 8-GPU instance's hourly price / 8);
+reserved and spot prices are lower. API prices are per million tokens. Purchase prices of datacenter
+GPUs are not published by the vendor: the entries here are analysts' reported estimates.
+Older API prices (per 1,000 tokens) are in coursekit.calc.serving_cost.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class RentalPrice:
+    chip: str                  # a name in coursekit.hardware.BY_NAME
+    dollars_per_hour: float    # per accelerator (GPU or chip), on demand
+    date: str                  # when the price was published or observed
+    source: str
+
+
+@dataclass(frozen=True)
+class ApiPrice:
+    model: str
+    input_per_m: float         # $ per million prompt (input) tokens
+    output_per_m: float        # $ per million generated (output) tokens
+    date: str
+    source: str
+
+
+AWS_P5_H100 = RentalPrice(
+    "NVIDIA H100 SXM", 98.32 / 8, "July 2023",
+    "AWS EC2 P5 instance pricing at launch (26 July 2023): p5.48xlarge, 8 x H100 SXM 80GB, $98.32/hour on demand, us-east-1")
+AWS_P4D_A100 = RentalPrice(
+    "NVIDIA A100 40GB", 32.77 / 8, "2023",
+    "AWS EC2 P4d pricing (2023): p4d.24xlarge, 8 x A100 40GB, $32.77/hour on demand, us-east-1")
+GCP_TPU_V5E = RentalPrice(
+    "Google TPU v5e", 1.20, "August 2023",
+    "Google Cloud blog, 'Expanding our AI-optimized infrastructure portfolio' (Next '23, 29 August 2023): "
+    "TPU v5e from $1.20 per chip-hour")
+AWS_INF2 = RentalPrice(
+    "AWS Inferentia2", 12.98 / 12, "2023",
+    "AWS EC2 Inf2 pricing (2023): inf2.48xlarge, 12 Inferentia2 chips, $12.98/hour on demand, us-east-1")
+
+# source: textbook section 58.5, "Training-Inference Co-Design": an H100 "rents for about $3 to $5 per hour
+# in 2026" (market rates of GPU clouds, not a hyperscaler's on-demand list price; no provider named).
+TEXTBOOK_H100_HOURLY = (3.0, 5.0)
+
+RENTALS = {p.chip: p for p in (AWS_P5_H100, AWS_P4D_A100, GCP_TPU_V5E, AWS_INF2)}
+
+GPT4O_2024_08 = ApiPrice(
+    "GPT-4o (2024-08-06)", 2.50, 10.00, "6 August 2024",
+    "OpenAI, 'Introducing Structured Outputs in the API' (6 August 2024): gpt-4o-2024-08-06 at $2.50/M input, $10.00/M output")
+GPT4O_MINI = ApiPrice(
+    "GPT-4o mini", 0.15, 0.60, "18 July 2024",
+    "OpenAI, 'GPT-4o mini: advancing cost-efficient intelligence' (18 July 2024): $0.15/M input, $0.60/M output")
+CLAUDE35_SONNET = ApiPrice(
+    "Claude 3.5 Sonnet", 3.00, 15.00, "20 June 2024",
+    "Anthropic, 'Introducing Claude 3.5 Sonnet' (20 June 2024): $3/M input, $15/M output")
+
+API_PRICES = {p.model: p for p in (GPT4O_2024_08, GPT4O_MINI, CLAUDE35_SONNET)}
+
+# Owning hardware. A GPU's purchase price is an estimate; power is the datasheet's maximum board power.
+# source: Raymond James estimate reported by CNBC, "Nvidia's H100 ... $25,000 to $30,000" (2023); upper end.
+H100_PURCHASE = 30_000.0
+H100_SXM_KW = 0.700        # source: NVIDIA H100 datasheet (2023): max TDP 700 W (SXM)
+# source: US EIA, Electric Power Monthly, 2023 average retail price to industrial customers: 8.04 cents/kWh.
+ELECTRICITY_PER_KWH = 0.0804
+# source: Uptime Institute Global Data Center Survey 2023: average PUE 1.58 (facility energy / IT energy).
+PUE = 1.58
+
+
+def rental(chip: str) -> RentalPrice:
+    """The rental price entry for a chip name, with an error that lists the ones there are."""
+    try:
+        return RENTALS[chip]
+    except KeyError:
+        raise KeyError(f"coursekit/prices.py: no rental price for {chip!r}; known: {sorted(RENTALS)}") from None
+
+
+def dollars_per_hour(chip: str) -> float:
+    """On-demand $ per accelerator-hour for a chip name (a flat signature for quiz banks)."""
+    return rental(chip).dollars_per_hour
+
+
+def blended_api_price(model: str, input_share: float) -> float:
+    """$ per million tokens when `input_share` of the tokens are prompt tokens and the rest output."""
+    if not 0.0 <= input_share <= 1.0:
+        raise ValueError(f"coursekit/prices.py: input_share must be in [0, 1], got {input_share!r}")
+    p = API_PRICES[model]
+    return input_share * p.input_per_m + (1.0 - input_share) * p.output_per_m
+
+
+def bandwidth_per_dollar(chip: str) -> float:
+    """GB/s of memory bandwidth per $/hour of on-demand rent: what bandwidth-bound decode buys."""
+    from coursekit.hardware import BY_NAME
+
+    return BY_NAME[chip].memory_tbs * 1000 / dollars_per_hour(chip)
+
+
+# Price history of one vendor's flagship and small models (OpenAI), per million tokens, for Lesson 4.
+# Older lists quoted per 1,000 tokens; converted here (x 1,000).
+API_HISTORY = [
+    ApiPrice("text-davinci-003 (GPT-3.5)", 20.0, 20.0, "1 September 2022",
+             "OpenAI pricing page after the price cut of 1 September 2022: Davinci $0.0200 per 1K tokens"),
+    ApiPrice("gpt-3.5-turbo", 2.0, 2.0, "1 March 2023",
+             "OpenAI, 'Introducing ChatGPT and Whisper APIs' (1 March 2023): $0.002 per 1K tokens"),
+    ApiPrice("GPT-4 (8K)", 30.0, 60.0, "14 March 2023",
+             "OpenAI API pricing at the GPT-4 launch (14 March 2023): $0.03 / $0.06 per 1K prompt / completion tokens"),
+    ApiPrice("GPT-4 Turbo", 10.0, 30.0, "6 November 2023",
+             "OpenAI, 'New models and developer products announced at DevDay' (6 November 2023): $0.01 / $0.03 per 1K"),
+    ApiPrice("GPT-4o", 5.0, 15.0, "13 May 2024", "OpenAI, 'Hello GPT-4o' (13 May 2024): $5 / $15 per 1M tokens"),
+    GPT4O_2024_08,
+    GPT4O_MINI,
+]
+HISTORY = {p.model: p for p in API_HISTORY}
+
+
+def price_date(price: ApiPrice):
+    from datetime import datetime
+
+    return datetime.strptime(price.date, "%d %B %Y").date()
+
+
+def yearly_price_factor(old_model: str, new_model: str, side: str = "output") -> float:
+    """How many times cheaper per year the price fell between two entries of API_HISTORY, compounded."""
+    old, new = HISTORY[old_model], HISTORY[new_model]
+    years = (price_date(new) - price_date(old)).days / 365.25
+    if years <= 0:
+        raise ValueError(f"coursekit/prices.py: {new_model!r} is not later than {old_model!r}")
+    ratio = (old.output_per_m / new.output_per_m) if side == "output" else (old.input_per_m / new.input_per_m)
+    return ratio ** (1 / years)
+
+
+def output_price(model: str) -> float:
+    """$ per million output tokens of a model in API_HISTORY (a flat signature for quiz banks)."""
+    return HISTORY[model].output_per_m

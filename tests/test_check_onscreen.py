@@ -1,0 +1,73 @@
+"""The learner's check looks at what is on screen: in the notebook it checks the code as run; from a
+terminal it says which saved version it checked and warns when the open notebook ran newer code."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+
+import nbformat
+import pytest
+
+from notebook_runner import execute_notebook
+from test_autograder_pipeline import BODIES, LAB, NB, SIGNATURES, cli, course, env, generated, notebook_text  # noqa: F401
+
+pytestmark = pytest.mark.slow
+
+
+def outputs_text(nb) -> str:
+    return "".join(o.get("text", "") for c in nb.cells for o in c.get("outputs", []))
+
+
+def test_check_here_sees_a_fix_made_after_the_last_save(course, tmp_path):
+    saved = tmp_path / NB
+    saved.write_text(notebook_text(course, impl_mean="wrong"))          # the file holds the old, wrong mean
+    assert "2/3 tasks pass" in cli(course, "check", str(saved), check=False).stdout
+    nb = nbformat.read(saved, as_version=4)
+    fixed = f"{SIGNATURES['impl_mean']}\n    {BODIES['impl_mean']['right']}"
+    nb.cells += [nbformat.v4.new_code_cell(fixed),                       # fixed on screen and run, not saved
+                 nbformat.v4.new_code_cell("from autograder.onscreen import check_here\ncheck_here()")]
+    on_screen = tmp_path / "on-screen.ipynb"
+    nbformat.write(nb, on_screen)
+    executed, _ = execute_notebook(on_screen, env={**env(course), "JPY_SESSION_NAME": str(saved)}, allow_errors=True)
+    shown = outputs_text(executed)
+    assert "3/3 tasks pass" in shown and "Checked the code this kernel has run" in shown
+    assert "(progress recorded)" in shown
+    checks = json.loads((course / ".progress" / "progress.json").read_text())["labs"][LAB]["checks"]
+    assert [(c["passed"], c["total"]) for c in checks][-1] == (3, 3)
+
+
+def test_terminal_check_warns_when_the_open_notebook_ran_newer_code(course, lab_server, tmp_path):
+    folder = lab_server.root / f"check-{os.getpid()}-{time.monotonic_ns()}"
+    folder.mkdir()
+    path = folder / NB
+    path.write_text(notebook_text(course))
+    os.utime(path, (time.time() - 600, time.time() - 600))              # last saved ten minutes ago
+    request = urllib.request.Request(lab_server.url("api/sessions"), method="POST",
+                                     data=json.dumps({"path": f"{folder.name}/{NB}", "type": "notebook",
+                                                      "kernel": {"name": "python3"}}).encode(),
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=60) as response:
+        session = json.load(response)
+    try:
+        runtime = lab_server.log.parent / "runtime"                     # where the server wrote its jpserver file
+        env_extra = {"JUPYTER_RUNTIME_DIR": str(runtime)}
+        done = cli_env(course, env_extra, "check", str(path))
+        assert "3/3 tasks pass" in done.stdout
+        assert f"Checked {path} as saved at" in done.stdout
+        assert "WARNING: This notebook is open in Jupyter and its kernel ran code at" in done.stdout
+        assert "(progress not recorded" in done.stdout
+        os.utime(path, None)                                            # saved now: no warning, recorded
+        done = cli_env(course, env_extra, "check", str(path))
+        assert "WARNING" not in done.stdout and "(progress recorded)" in done.stdout
+    finally:
+        delete = urllib.request.Request(lab_server.url(f"api/sessions/{session['id']}"), method="DELETE")
+        urllib.request.urlopen(delete, timeout=30).close()
+
+
+def cli_env(course, extra: dict, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "autograder.cli", "--root", str(course), *args], cwd=course,
+                          env={**env(course), **extra}, capture_output=True, text=True, timeout=600)

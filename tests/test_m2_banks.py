@@ -1,0 +1,59 @@
+"""Module 2 question banks: schema, self-test, pool sizes, and numbers that match the course's functions."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from coursekit.quiz.bank import load_all_banks, pool
+from coursekit.quiz.engine import grade, instantiate
+from coursekit.quiz.selftest import check_bank
+
+ROOT = Path(__file__).resolve().parent.parent
+BANKS = load_all_banks(ROOT / "quizzes")
+M2 = {k: v for k, v in BANKS.items() if v.module == "m2"}
+
+
+def test_module_has_four_lesson_quizzes_and_a_module_test():
+    lessons = sorted(k for k, b in M2.items() if b.kind == "lesson-quiz")
+    assert lessons == ["m2-l1", "m2-l2", "m2-l3", "m2-l4"]
+    test = M2["m2-test"]
+    assert (test.kind, test.show, test.pass_mark) == ("module-test", 15, 0.8)
+    assert len(pool(test, BANKS)) >= 25
+
+
+@pytest.mark.parametrize("bank_id", sorted(M2))
+def test_bank_passes_self_test(bank_id):
+    bank = M2[bank_id]
+    assert check_bank(bank, BANKS) == []
+    if bank.kind == "lesson-quiz":
+        assert bank.show >= 3 and len(bank.items) >= 6
+    for item in bank.items:
+        assert item.id.startswith("m2-") and item.source and item.explanation
+
+
+def _item(item_id):
+    return next(i for b in M2.values() for i in b.items if i.id == item_id)
+
+
+def test_numbers_match_the_papers():
+    # ZeRO: GPT-3's 12 bytes of optimizer state per parameter = 2.1 TB (the 2.8 TB is all 16 bytes)
+    assert instantiate(_item("m2-l2-gpt3-state")).answer == pytest.approx(2.1)
+    assert instantiate(_item("m2-l1-fp8-max")).answer == 448
+    assert instantiate(_item("m2-l4-llama3")).answer == pytest.approx(54 * 24 / 419)
+    for seed in range(6):
+        q = instantiate(_item("m2-l2-bubble"), seed=seed)
+        p, m = q.params["p"], q.params["m"]
+        assert q.answer == pytest.approx(100 * (p - 1) / (m + p - 1))
+        q = instantiate(_item("m2-l4-young"), seed=seed)
+        assert q.answer == pytest.approx((2 * q.params["c"] * q.params["h"] * 3600) ** 0.5 / 60)
+        q = instantiate(_item("m2-l1-mfu"), seed=seed)
+        assert q.answer == pytest.approx(100 * 6 * q.params["n"] * 1e9 * q.params["d"] * 1e12 / (q.params["h"] * 3600 * 312e12))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_two_n_d_is_recognised_as_a_mistake(seed):
+    q = instantiate(_item("m2-mt-days"), seed=seed)
+    outcome = grade(q, q.answer / 3)
+    assert not outcome.correct and "6 N D" in outcome.feedback
+    assert grade(q, q.answer).correct

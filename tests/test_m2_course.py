@@ -1,0 +1,37 @@
+"""The course knows Module 2: the start page links it, `course progress` files its quizzes and lab
+under m2, and `course doctor` counts its lessons, lab and banks."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from coursekit import doctor, progress
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_start_page_lists_module2_lessons_lab_and_test():
+    text = (ROOT / "course" / "index.ipynb").read_text()
+    assert "Module 2: Training chips" in text
+    for lesson in sorted((ROOT / "course" / "m2-training-chips").glob("*.ipynb")):
+        assert f"m2-training-chips/{lesson.name}" in text
+    assert "../labs/lab2-cluster/lab2-cluster.ipynb" in text
+    assert "In preparation" not in text.split("Module 2: Training chips")[1].split("## Module 3")[0]
+
+
+def test_progress_files_module2_under_m2(tmp_path, monkeypatch):
+    monkeypatch.setenv("COURSE_PROGRESS_DIR", str(tmp_path))
+    progress.record_quiz("m2-l3", module="m2", seed=1, shown=["a", "b", "c"], item_id="a", response=0, correct=True)
+    progress.record_lab_check("lab2-cluster", 6, 7)
+    report = progress.summary()
+    assert report["m2"]["labs"]["lab2-cluster"] == {"checks": 1, "latest": "6/7", "all_passed": False}
+    assert "m2-l3" in report["m2"]["quizzes"]
+    assert "lab2-cluster: 6/7" in progress.format_summary()
+
+
+def test_doctor_counts_module2():
+    lessons = doctor.check_course_files(ROOT)
+    labs = doctor.check_labs(ROOT)
+    total_lessons = len(list((ROOT / "course").glob("m*/*.ipynb")))
+    assert lessons.ok and f"{total_lessons} lesson notebooks" in lessons.detail
+    assert (ROOT / "course" / "m2-training-chips" / "module-test.ipynb").exists()
+    assert labs.ok and (ROOT / "labs" / "lab2-cluster" / "lab2-cluster.ipynb").exists()

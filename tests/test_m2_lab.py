@@ -1,0 +1,153 @@
+"""Lab 2 (cluster plan): the spec agrees with the solution and with coursekit.calc, the grader rejects
+classic mistakes, the solution passes every test cell, and the student version fails every graded cell."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from autograder.reference import reference_output, solution_namespace
+from autograder.spec import load_spec
+from coursekit import hardware
+from coursekit.calc import cluster_plan, parallelism as par, training_run as run
+from notebook_runner import execute_notebook
+
+ROOT = Path(__file__).resolve().parent.parent
+LAB = "lab2-cluster"
+SOLUTION = ROOT / "solutions" / LAB / f"{LAB}.ipynb"
+STUDENT = ROOT / "labs" / LAB / f"{LAB}.ipynb"
+SPEC = load_spec(LAB)
+GRADED = [t.grade_id for t in SPEC.tasks]
+
+
+@pytest.fixture(scope="module")
+def solution():
+    return solution_namespace(SOLUTION)
+
+
+def test_spec_matches_the_notebook_tasks():
+    import nbformat
+
+    nb = nbformat.read(SOLUTION, as_version=4)
+    cells = {c.metadata["nbgrader"]["grade_id"]: c.metadata["nbgrader"] for c in nb.cells
+             if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("grade")}
+    assert list(cells) == GRADED
+    assert {g: cells[g]["points"] for g in GRADED} == {t.grade_id: t.points for t in SPEC.tasks}
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    for task in SPEC.tasks:
+        assert f"{task.title} ({task.points:g} point" in text, task.title
+
+
+@pytest.mark.parametrize("grade_id", GRADED)
+def test_visible_expected_equals_reference(grade_id, solution):
+    task = SPEC.task(grade_id)
+    for case in task.visible:
+        assert case.expected is not None, case.name
+        assert task.compare(case.expected, reference_output(SPEC, task, case)) is None, case.name
+
+
+@pytest.mark.parametrize("grade_id", GRADED)
+def test_solution_passes_visible_and_hidden_cases(grade_id, solution, monkeypatch):
+    from autograder.check import run_visible
+    from autograder.hidden import check_task
+
+    monkeypatch.setenv("COURSE_GRADING_SECRET", "m2-test-secret")
+    task = SPEC.task(grade_id)
+    assert run_visible(LAB, grade_id, solution[task.function]) == len(task.visible)
+    check_task(LAB, grade_id, solution)
+
+
+def test_solution_agrees_with_coursekit(solution):
+    """The notebook's functions and the course's own (used by lessons and the scenario) are one formula."""
+    for stage in range(4):
+        assert solution["zero_memory_per_gpu"](70e9, 256, stage) == pytest.approx(par.zero_memory(70e9, 256, stage))
+    for ckpt in (False, True):
+        assert solution["activation_memory"](4096, 2, 8192, 64, 80, ckpt) == pytest.approx(
+            par.activation_bytes(4096, 2, 8192, 64, 80, ckpt))
+    assert solution["ring_allreduce_time"](3e8, 16, 5e-6, 50e9) == pytest.approx(par.ring_allreduce_seconds(3e8, 16, 5e-6, 50e9))
+    assert solution["tp_comm_per_layer"](2, 2048, 8192, 8, 3e-6, 450e9) == pytest.approx(
+        par.tp_layer_comm_seconds(2, 2048, 8192, 8, 3e-6, 450e9))
+    assert solution["pipeline_bubble"](8, 32) == pytest.approx(par.pipeline_bubble_fraction(8, 32))
+    assert solution["training_time"](100e9, 2e12, 2**22, 1024, 989e12, 0.4)["days"] == pytest.approx(
+        run.training_days(100e9, 2e12, 1024, 989e12, 0.4))
+    mine = solution["checkpoint_interval"](30.0, 5e4, 4096)
+    mtbf = run.cluster_mtbf_hours(5e4, 4096) * 3600
+    assert mine["interval_s"] == pytest.approx(run.young_interval(30.0, mtbf))
+    assert mine["waste"] == pytest.approx(run.wasted_fraction(mine["interval_s"], 30.0, mtbf))
+
+
+def test_grader_rejects_zero_stage1_that_shards_gradients(solution):
+    from autograder.check import run_visible
+
+    def shards_too_much(n_params, n_gpus, stage):
+        return solution["zero_memory_per_gpu"](n_params, n_gpus, min(3, stage + 1) if stage else 0)
+
+    with pytest.raises(AssertionError, match="ZeRO memory"):
+        run_visible(LAB, "test_zero", shards_too_much)
+
+
+def test_grader_rejects_bidirectional_bandwidth(solution):
+    """Using NVLink's 900 GB/s headline as if it were one way halves the bandwidth term."""
+    from autograder.check import run_visible
+
+    def both_ways(message_bytes, n, alpha, bandwidth):
+        return solution["ring_allreduce_time"](message_bytes, n, alpha, 2 * bandwidth)
+
+    with pytest.raises(AssertionError, match="ring all-reduce"):
+        run_visible(LAB, "test_ring", both_ways)
+
+
+def test_grader_rejects_forward_only_tp_traffic(solution):
+    from autograder.check import run_visible
+
+    def forward_only(batch, seq, d_model, tp, alpha, bandwidth):
+        return solution["tp_comm_per_layer"](batch, seq, d_model, tp, alpha, bandwidth) / 2
+
+    with pytest.raises(AssertionError, match="tensor-parallel"):
+        run_visible(LAB, "test_tp", forward_only)
+
+
+def test_grader_rejects_bubble_over_microbatches_only(solution):
+    """(p-1)/m is the bubble relative to the ideal time, not the idle share of the step."""
+    from autograder.check import run_visible
+
+    with pytest.raises(AssertionError, match="pipeline bubble"):
+        run_visible(LAB, "test_bubble", lambda stages, microbatches: (stages - 1) / microbatches)
+
+
+def test_scenario_plan_fits_and_keeps_tp_inside_a_node():
+    chip = hardware.H100_SXM
+    n = cluster_plan.gpus_for_days(chip, 30)
+    rows = cluster_plan.layouts(chip, n)
+    plan = cluster_plan.best_layout(rows)
+    assert plan["fits"] and plan["tp"] <= cluster_plan.GPUS_PER_NODE and plan["days"] <= 30
+    assert plan["cost_usd"] <= cluster_plan.BUDGET_USD
+    # TP stretched over InfiniBand spends longer communicating than computing
+    assert all(r["tp_comm_share"] > 1 for r in rows if r["tp"] > cluster_plan.GPUS_PER_NODE)
+    # without recomputation, attention scores make activations too large for TP 8 at any PP tried
+    assert not any(r["fits"] for r in rows if r["tp"] == 8 and not r["checkpointing"])
+
+
+@pytest.mark.slow
+def test_solution_notebook_passes_every_test_cell():
+    nb, seconds = execute_notebook(SOLUTION, env={"COURSE_QUICK": "1", "COURSE_GRADING_SECRET": "m2-secret",
+                                                  "COURSE_DEVICE": "cpu"})
+    ran = [c.metadata["nbgrader"]["grade_id"] for c in nb.cells
+           if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("grade")]
+    assert ran == GRADED
+    measured = next(c for c in nb.cells if c.metadata["nbgrader"]["grade_id"] == "measure")
+    assert "every result checked: True" in "".join(o.get("text", "") for o in measured.outputs)
+    assert seconds < 90 * 3      # budget 90 s; 3x for a shared machine (tests/artifacts has the real time)
+
+
+@pytest.mark.slow
+def test_student_version_fails_every_graded_cell_until_implemented():
+    assert STUDENT.exists(), "run: autograder generate lab2-cluster"
+    nb, _ = execute_notebook(STUDENT, env={"COURSE_QUICK": "1", "COURSE_GRADING_SECRET": "m2-secret", "COURSE_DEVICE": "cpu"},
+                             allow_errors=True)
+    failed = {c.metadata["nbgrader"]["grade_id"]: any(o.get("output_type") == "error" for o in c.outputs)
+              for c in nb.cells if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("grade")}
+    assert set(failed) == set(GRADED)
+    assert all(failed.values()), f"graded cells that passed without an implementation: {[k for k, v in failed.items() if not v]}"
+    text = "".join(c.source for c in nb.cells)
+    assert "BEGIN SOLUTION" not in text and "BEGIN HIDDEN TESTS" not in text

@@ -1,0 +1,59 @@
+"""Lab 4's live cost model in a real JupyterLab (headless Chromium): typing a new value into a slider
+recomputes the numbers and redraws the plots."""
+from __future__ import annotations
+
+import uuid
+
+import nbformat
+import pytest
+
+from jupyterlab_ui import open_notebook, run_all_cells
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+# The dashboard driven by the course's reference functions (the served copy holds no solutions).
+DASHBOARD = """
+from coursekit import prices
+from coursekit.calc import levers, tco
+from coursekit.calc.serving_cost import cost_per_million_tokens
+from coursekit.cost_dashboard import CostDashboard
+
+replica = levers.scenario("Llama 2 70B", "NVIDIA H100 SXM", 4, 64, 2048, prices.AWS_P5_H100.dollars_per_hour, 0.5)
+dash = CostDashboard(replica, {"baseline": {}, "INT8 weights": {"bytes_per_weight": 1}}, 30e6, 500e6,
+                     cost_per_million_tokens, tco.break_even_day, levers.decode_tokens_per_second, levers.rank_levers)
+dash.show()
+"""
+
+
+def test_typing_into_a_slider_redraws_the_cost_model(lab_server, page):
+    folder = lab_server.root / f"m4-browser-{uuid.uuid4().hex[:8]}"
+    folder.mkdir()
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.cells = [nbformat.v4.new_markdown_cell("# Cost model"), nbformat.v4.new_code_cell(DASHBOARD.strip())]
+    nbformat.write(nb, folder / "dashboard.ipynb")
+
+    open_notebook(page, lab_server, f"{folder.name}/dashboard.ipynb")
+    summary = page.locator(".widget-html:visible", has_text="tokens/s").first
+    plot = page.locator(".jp-OutputArea img:visible").first
+    run_all_cells(page, until=summary)
+    plot.wait_for()
+    before_text, before_png = summary.inner_text(), plot.get_attribute("src")
+    assert "serving overtakes training on day" in before_text
+
+    readout = page.locator(".widget-slider:visible .widget-readout").first   # the training bill, $M
+    readout.click()
+    page.keyboard.press("Control+A")
+    page.keyboard.type("1")
+    page.keyboard.press("Enter")
+    page.wait_for_function("([el, old]) => el.innerText !== old", arg=[summary.element_handle(), before_text],
+                           timeout=60_000)
+    # the redraw replaces the plot's <img>: wait for one whose PNG differs from the first
+    page.wait_for_function("old => [...document.querySelectorAll('.jp-OutputArea img')].some("
+                           "img => img.offsetParent !== null && img.getAttribute('src') !== old)",
+                           arg=before_png, timeout=60_000)
+    after_text = summary.inner_text()
+    # a $1M training bill is matched far sooner than $30M; the price per token is unchanged
+    day = lambda text: int(text.split("overtakes training on day ")[1].split(" ")[0].replace(",", ""))
+    assert day(after_text) < day(before_text)
+    assert after_text.split("per million")[0] == before_text.split("per million")[0]

@@ -1,0 +1,90 @@
+"""Module 4's formulas (coursekit.calc.serving_cost, tco, levers) and price table (coursekit.prices),
+checked against hand arithmetic and against the roofline of Module 1."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from coursekit import hardware, prices
+from coursekit.calc import levers, roofline, serving_cost, tco
+
+
+def test_every_price_names_its_source_and_date_and_a_known_chip():
+    for p in [*prices.RENTALS.values(), *prices.API_PRICES.values(), *prices.API_HISTORY]:
+        assert p.source and any(ch.isdigit() for ch in p.date), p
+    assert set(prices.RENTALS) <= set(hardware.BY_NAME)
+    assert prices.AWS_P5_H100.dollars_per_hour == pytest.approx(12.29)   # $98.32 / 8 GPUs
+    with pytest.raises(KeyError, match="no rental price"):
+        prices.rental("NVIDIA B200")
+
+
+def test_cost_per_million_tokens_counts_idle_hours():
+    # $3.60 an hour, 1,000 tokens/s: 3.6M tokens an hour when always busy -> $1 per million
+    assert serving_cost.cost_per_million_tokens(3.6, 1000, 1.0) == pytest.approx(1.0)
+    assert serving_cost.cost_per_million_tokens(3.6, 1000, 0.25) == pytest.approx(4.0)
+    with pytest.raises(ValueError, match="utilization"):
+        serving_cost.cost_per_million_tokens(3.6, 1000, 0.0)
+
+
+def test_serving_bill_and_the_sources_thousandfold_slip():
+    bill = serving_cost.serving_bill(1e9, 2.0)        # $0.002 per 1K = $2 per million
+    assert bill == {"daily": 2000.0, "yearly": 730_000.0}
+    assert bill["yearly"] == serving_cost.annual_cost(1e9, 0.002) == serving_cost.SEED003_CLAIMED_ANNUAL / 1000
+
+
+def test_break_even_day_flat_and_compounding():
+    assert tco.break_even_day(50e6, 700e3) == math.ceil(50e6 / 700e3) == 72
+    assert tco.break_even_day(100e6, 700e3) == 143
+    assert tco.break_even_day(30e6, 1000, horizon_days=365) is None
+    flat = tco.break_even_day(30e6, 100e3)
+    assert tco.break_even_day(30e6, 100e3, growth=1.0) < flat < tco.break_even_day(30e6, 100e3, decline=0.3)
+    assert tco.break_even_day(30e6, 20e3, decline=0.3) is None   # a falling price can keep serving below it forever
+    # a year's daily costs compound to exactly the yearly factor on day 366
+    days = tco.daily_costs(1.0, 366, growth=1.0, decline=0.5)
+    assert days[0] == 1.0 and days[365] == pytest.approx(1.0)
+
+
+def test_three_year_tco_by_hand():
+    # 86.4M tokens/day = 1,000 tokens/s; 500 tokens/s per GPU at 100% -> 2 GPUs, flat demand
+    out = tco.three_year_tco(86.4e6, 500, 1.0, rent_per_gpu_hour=2.0, purchase_per_gpu=30_000, kw_per_gpu=1.0,
+                             electricity_per_kwh=0.1, pue=1.5, hosting_per_gpu_year=1000)
+    assert out["gpus_per_year"] == [2, 2, 2]
+    assert out["rent"] == pytest.approx(2 * 8760 * 2.0 * 3)
+    power = 2 * 1.0 * 1.5 * 8760 * 0.1 * 3
+    assert out["buy"] == pytest.approx(2 * 30_000 + power + 2 * 1000 * 3)   # 3 years old: no residual value
+    grow = tco.three_year_tco(86.4e6, 500, 1.0, 2.0, 30_000, 1.0, 0.1, 1.5, 1000, growth=1.0, decline=0.5)
+    assert grow["gpus_per_year"] == [2, 4, 8]
+    assert grow["capex"] == pytest.approx(2 * 30_000 + 2 * 15_000 + 4 * 7_500)
+    assert grow["residual"] == pytest.approx(2 * 15_000 / 3 + 4 * 7_500 * 2 / 3)
+
+
+def test_tornado_sorts_by_swing():
+    rows = tco.tornado(lambda a, b: 10 * a + b, {"a": 1.0, "b": 1.0}, {"a": (0.5, 2.0), "b": (0.0, 3.0)})
+    assert [r["input"] for r in rows] == ["a", "b"] and rows[0]["swing"] == pytest.approx(15.0)
+
+
+def test_levers_follow_the_roofline():
+    s = levers.scenario("Llama 2 70B", "NVIDIA H100 SXM", 4, 1, 2048, prices.AWS_P5_H100.dollars_per_hour, 1.0)
+    peak, bw = roofline.chip_ceilings("NVIDIA H100 SXM")
+    # batch 1 is bandwidth-bound: one token per pass over the weights (plus one sequence's KV cache)
+    expected = 1 / ((s["params"] * 2 + 2048 * s["kv_bytes_per_token"]) / (4 * bw))
+    assert levers.decode_tokens_per_second(s) == pytest.approx(expected)
+    assert levers.decode_tokens_per_second({**s, "bytes_per_weight": 1}) > 1.9 * levers.decode_tokens_per_second(s) * 0.99
+    big = {**s, "batch": 100_000}
+    assert levers.batch_that_fits(big) < 100_000
+    ranked = levers.rank_levers({**s, "batch": 64}, {"baseline": {}, "batch 8": {"batch": 8}, "INT4": {"bytes_per_weight": 0.5}})
+    assert [r["lever"] for r in ranked] == ["INT4", "baseline", "batch 8"]
+    # prefill of long prompts is compute-bound: 2 FLOPs per parameter per token at the peak
+    assert levers.prefill_tokens_per_second({**s, "batch": 8}, 2048) == pytest.approx(4 * peak / (2 * s["params"]))
+    with pytest.raises(ValueError, match="do not fit"):
+        levers.decode_tokens_per_second({**s, "gpus": 1})
+
+
+def test_yearly_price_factor_compounds_over_the_dates():
+    # GPT-4 (14 March 2023, $60/M out) to GPT-4o (13 May 2024, $15/M out): 4x over 1.17 years
+    years = (prices.price_date(prices.HISTORY["GPT-4o"]) - prices.price_date(prices.HISTORY["GPT-4 (8K)"])).days / 365.25
+    factor = prices.yearly_price_factor("GPT-4 (8K)", "GPT-4o")
+    assert factor ** years == pytest.approx(4.0)
+    with pytest.raises(ValueError, match="not later"):
+        prices.yearly_price_factor("GPT-4o", "GPT-4 (8K)")

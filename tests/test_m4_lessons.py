@@ -1,0 +1,190 @@
+"""Module 4 lessons: structure, errata notes, and the numbers their prose states match coursekit.
+
+Executing every notebook is tests/test_notebooks.py's job; here we check what a reader is told. Each
+test quotes the sentence it pins, so a change to an input (a price, a config) that makes the prose
+wrong fails here.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from coursekit import hardware, prices
+from coursekit.calc import levers, memory, serving_cost, tco
+from coursekit.model_configs import LLAMA2_70B
+from lesson_text import Lessons
+
+ROOT = Path(__file__).resolve().parent.parent
+LESSONS = ["01-trained-once-served-forever", "02-cost-per-token", "03-rent-buy-and-split-fleets",
+           "04-price-of-a-token"]
+M4 = Lessons("m4-economics")
+
+
+@pytest.mark.parametrize("index, name", list(enumerate(LESSONS, 1)))
+def test_lesson_structure(index, name):
+    assert "**Learning objectives.**" in M4.nb(name).cells[0].source
+    checked = "**Errata**" if index < 4 else "**Claim checked**"
+    M4.check_structure(name, f"m4-l{index}", ("## Key terms", "## Summary", checked))
+    text = M4.markdown(name)
+    assert "seed 0" not in text.lower(), "student-facing text cites sources by name, never as seeds"
+
+
+def test_errata_document_lists_each_lesson_and_the_lab():
+    errata = (ROOT / "docs" / "errata" / "m4.md").read_text()
+    for where in ("Lesson 1", "Lesson 2", "Lesson 3", "Lesson 4", "Lab 4"):
+        assert where in errata
+
+
+def test_lesson1_the_thousandfold_slip():
+    text = M4.markdown(LESSONS[0])
+    # "it is **$730,000** a year, and the "$73 million" saved by a 10% cut is $73,000"
+    assert "**$730,000** a year" in text and "$73,000." in text
+    assert serving_cost.annual_cost(1e9, 0.002) == pytest.approx(730_000)
+    assert serving_cost.annual_savings(1e9, 0.002, 0.1) == pytest.approx(73_000)
+    assert serving_cost.SEED003_CLAIMED_ANNUAL / serving_cost.annual_cost(1e9, 0.002) == pytest.approx(1000)
+    # "serving needs decades to match it"
+    assert serving_cost.days_to_match(50e6, 1e9, 0.002) / 365 > 20
+
+
+def test_lesson1_chatgpt_break_even():
+    text = M4.markdown(LESSONS[0])
+    # "Break-even comes after 72 days for $50M but 143 days (4.7 months) for $100M"
+    assert "72 days for $50M but 143 days (4.7 months) for $100M" in text
+    assert tco.break_even_day(50e6, 700e3) == 72 and tco.break_even_day(100e6, 700e3) == 143
+    assert round(143 / 30.44, 1) == 4.7
+    assert "<3 months" in text and tco.break_even_day(100e6, 700e3) > 90
+
+
+def test_lesson1_falling_prices_can_postpone_break_even_forever():
+    # "if prices fall faster than demand grows the cumulative bill may never reach the training cost"
+    assert "may never reach the training cost" in M4.markdown(LESSONS[0])
+    assert tco.break_even_day(30e6, 20e3, 0.0, 0.3, 8 * 365) is None
+    assert tco.break_even_day(30e6, 20e3, 1.0, 0.0, 8 * 365) < tco.break_even_day(30e6, 20e3, 0.0, 0.0, 8 * 365)
+
+
+def test_lesson2_decode_dearer_than_prefill_and_the_kv_errata():
+    text = M4.markdown(LESSONS[1])
+    replica = levers.scenario(LLAMA2_70B.name, "NVIDIA H100 SXM", 4, 64, 2048, prices.AWS_P5_H100.dollars_per_hour, 0.5)
+    # "output tokens several times more than input tokens": our decode/prefill and the API's output/input
+    assert "several times more" in text
+    assert levers.decode_cost_per_million(replica) > 3 * levers.prefill_cost_per_million(replica, 2048)
+    assert prices.GPT4O_2024_08.output_per_m / prices.GPT4O_2024_08.input_per_m >= 3
+    # "for Llama 2 70B ... it is about 43 GB ...; a 70B model with full multi-head attention would need eight times more"
+    assert "about 43 GB" in text and "eight times more" in text
+    assert memory.kv_cache_bytes(LLAMA2_70B, 131_072) / 1e9 == pytest.approx(43, abs=0.5)
+    assert LLAMA2_70B.n_heads // LLAMA2_70B.n_kv_heads == 8
+
+
+def test_lesson2_levers_each_cut_cost_as_the_prose_says():
+    replica = levers.scenario(LLAMA2_70B.name, "NVIDIA H100 SXM", 4, 64, 2048, prices.AWS_P5_H100.dollars_per_hour, 0.5)
+    base = levers.decode_cost_per_million(replica)
+    # batch, INT8/INT4 and a shorter context lower the cost; a longer context raises it
+    for cheaper in ({"batch": 256}, {"bytes_per_weight": 1}, {"bytes_per_weight": 0.5}, {"context": 512}):
+        assert levers.decode_cost_per_million({**replica, **cheaper}) < base
+    assert levers.decode_cost_per_million({**replica, "context": 8192}) > base
+
+
+def test_lesson3_owning_against_renting():
+    text = M4.markdown(LESSONS[2])
+    own = tco.own_cost_per_hour(prices.H100_PURCHASE, prices.H100_SXM_KW, prices.PUE, prices.ELECTRICITY_PER_KWH, 3000)
+    # "Owning wins against on-demand list prices by a wide margin *if the GPUs stay busy*"
+    assert "by a wide margin" in text and prices.AWS_P5_H100.dollars_per_hour > 5 * own
+    # "PUE ... 1.58 on average in Uptime Institute's 2023 survey"
+    assert "1.58 on average" in text and prices.PUE == 1.58
+    # "the inference-oriented chips buy more bandwidth and memory than an H100" per dollar
+    h100 = prices.bandwidth_per_dollar("NVIDIA H100 SXM")
+    for chip in ("Google TPU v5e", "AWS Inferentia2"):
+        assert prices.bandwidth_per_dollar(chip) > h100
+        assert hardware.BY_NAME[chip].memory_gb / prices.dollars_per_hour(chip) > 80 / prices.dollars_per_hour("NVIDIA H100 SXM")
+
+
+# ---- the course's own tools know Module 4 ---------------------------------------------------------
+
+def test_start_page_links_every_module4_notebook_and_the_lab():
+    from coursekit.index import MODULES, build_index
+
+    assert ("m4", "Economics", "lab4-economics") in MODULES
+    text = "\n".join(c.source for c in build_index(ROOT).cells if c.cell_type == "markdown")
+    for name in [*LESSONS, "module-test"]:
+        assert f"m4-economics/{name}.ipynb" in text
+    assert "../labs/lab4-economics/lab4-economics.ipynb" in text
+
+
+def test_progress_files_lab4_checks_and_quizzes_under_module4(tmp_path, monkeypatch):
+    from coursekit import progress
+
+    monkeypatch.setenv("COURSE_PROGRESS_DIR", str(tmp_path))
+    progress.record_lab_check("lab4-economics", 5, 6)
+    rows = {row[0]: row for row in progress.summary_rows()}
+    assert "m4" in rows and "lab4-economics: 5/6" in rows["m4"][3]
+
+
+def test_doctor_counts_module4_files():
+    from coursekit import doctor
+
+    lessons = doctor.check_course_files(ROOT)
+    labs = doctor.check_labs(ROOT)
+    banks = doctor.check_banks(ROOT)
+    assert lessons.ok and labs.ok and banks.ok, (lessons, labs, banks)
+    assert f"{len(sorted((ROOT / 'course').glob('m*/*.ipynb')))} lesson notebooks" in lessons.detail
+    assert (ROOT / "course" / "m4-economics" / "module-test.ipynb").exists()
+    assert (ROOT / "labs" / "lab4-economics" / "lab4-economics.ipynb").exists()
+
+
+def test_forward_references_in_modules_1_and_3_link_to_module4_lessons():
+    import re
+
+    from lesson_text import COURSE
+
+    for folder, name in (("m1-training-vs-inference", "01-what-each-does"), ("m3-inference-chips", "01-design-axes-and-chips")):
+        text = Lessons(folder).markdown(name)
+        links = re.findall(r"\]\((\.\./m4-economics/[^)]+\.ipynb)\)", text)
+        assert links, f"{folder}/{name}: no link to Module 4"
+        for link in links:
+            assert (COURSE / folder / link).resolve().exists(), link
+
+
+def test_lesson1_serving_is_the_bigger_bill_only_with_traffic():
+    text = M4.markdown(LESSONS[0])
+    per_m = levers.decode_cost_for("Llama 2 70B", "NVIDIA H100 SXM", 4, 64, 2048, 0.5)
+    startup = sum(tco.daily_costs(serving_cost.daily_cost(500e6, per_m / 1000), 3 * 365)) / 30e6
+    chatgpt = sum(tco.daily_costs(serving_cost.SEED003_CHATGPT_PER_DAY, 3 * 365)) / 100e6
+    # "three years of serving cost about eight times a $100M training run; the startup's ... about a tenth"
+    assert "eight times a $100M training run" in text
+    assert round(chatgpt) == 8
+    assert "about a tenth of its training" in text and 0.08 < startup < 0.12
+
+
+def test_lesson2_market_rates_from_the_textbook():
+    text = M4.markdown(LESSONS[1])
+    # "puts an H100's rent at about $3 to $5 an hour in 2026"
+    assert "about $3 to $5 an hour in 2026" in text and prices.TEXTBOOK_H100_HOURLY == (3.0, 5.0)
+    replica = levers.scenario(LLAMA2_70B.name, "NVIDIA H100 SXM", 4, 64, 2048, prices.AWS_P5_H100.dollars_per_hour, 0.5)
+    at_list = levers.decode_cost_per_million(replica)
+    for hourly in prices.TEXTBOOK_H100_HOURLY:
+        assert levers.decode_cost_per_million({**replica, "price_per_hour": hourly}) == pytest.approx(
+            at_list * hourly / prices.AWS_P5_H100.dollars_per_hour)
+
+
+def test_lesson4_rates_drivers_and_the_flatlined_claim():
+    text = M4.markdown(LESSONS[3])
+    # "fell several-fold a year": GPT-4 launch -> GPT-4o (August 2024), output tokens
+    assert "fell several-fold a year" in text
+    assert 3 < prices.yearly_price_factor("GPT-4 (8K)", "GPT-4o (2024-08-06)") < 4
+    # "the step from GPT-4 to GPT-4o mini is the largest on the chart"
+    steps = [prices.HISTORY[m].output_per_m for m in ("GPT-4 (8K)", "GPT-4 Turbo", "GPT-4o", "GPT-4o (2024-08-06)")]
+    assert "largest on the chart" in text
+    assert steps[0] / prices.GPT4O_MINI.output_per_m > max(a / b for a, b in zip(steps, steps[1:]))
+    # "Moving the replica from eight A100s to four H100s at AWS's list prices does not lower the cost per token"
+    assert "does not lower the cost per token" in text
+    h100 = levers.decode_cost_for("Llama 2 70B", "NVIDIA H100 SXM", 4, 64, 2048, 0.5)
+    a100 = levers.decode_cost_for("Llama 2 70B", "NVIDIA A100 40GB", 8, 64, 2048, 0.5)
+    assert h100 >= a100
+    # "each cut the cost by a factor of about two, and they compound"
+    base = levers.scenario("Llama 2 70B", "NVIDIA H100 SXM", 4, 64, 2048, prices.AWS_P5_H100.dollars_per_hour, 0.5)
+    cost = levers.decode_cost_per_million
+    assert "about two, and they compound" in text
+    for lever in ({"batch": 256}, {"bytes_per_weight": 1}):
+        assert 1.5 < cost(base) / cost({**base, **lever}) < 2.5
+    assert cost(base) / cost({**base, "batch": 256, "bytes_per_weight": 1}) > 2.5
