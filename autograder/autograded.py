@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -124,6 +125,10 @@ def write(course: Course, lab_id: str, notebook_name: str, submitted: Path, resu
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    # as nbgrader's autograde does: feedback carries these, and `nbgrader release_feedback` needs them
+    for sidecar in ("timestamp.txt", "submission_secret.txt"):
+        if (submitted.parent / sidecar).is_file():
+            shutil.copyfile(submitted.parent / sidecar, target.parent / sidecar)
     return target
 
 

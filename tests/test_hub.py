@@ -106,3 +106,58 @@ def hub_uid(hub, name: str) -> int:
     import pwd
 
     return pwd.getpwnam(hub.users[name]).pw_uid
+
+
+def own_pids(hub, name: str) -> list[int]:
+    import subprocess as sp
+
+    out = sp.run(["ps", "-u", hub.users[name], "-o", "pid=,args="], capture_output=True, text=True).stdout
+    return [int(line.split()[0]) for line in out.splitlines() if "jupyterhub-singleuser" in line]
+
+
+@pytest.mark.slow
+def test_a_dead_student_server_is_restarted_with_the_files_kept(hub):
+    import signal
+
+    from hub_server import wait_for
+
+    session = hub.sessions.get("ada") or hub.login("ada")
+    hub.start_server("ada")
+    token = hub.user_token("ada")
+    hub.server_api("ada", token, "PUT", "contents/kept.txt", json={"type": "file", "format": "text", "content": "kept"})
+    for pid in own_pids(hub, "ada"):
+        os.kill(pid, signal.SIGKILL)
+    wait_for(lambda: hub.server("ada") is None, 60, "the hub to notice ada's server died")
+    session.get(f"{hub.url}/hub/spawn", timeout=60)           # ada's next visit: the hub starts a new one
+    wait_for(lambda: (hub.server("ada") or {}).get("ready"), 180, "ada's new server")
+    assert own_pids(hub, "ada")
+    assert hub.server_api("ada", token, "GET", "contents/kept.txt").json()["content"] == "kept"
+
+
+@pytest.mark.slow
+def test_hub_restart_mid_class_keeps_users_servers_and_passwords(hub):
+    hub.login("ben")
+    hub.start_server("ben")
+    token = hub.user_token("ben")
+    before = sorted(u["name"] for u in hub.api("GET", "users").json())
+    pids = own_pids(hub, "ben")
+    hub.stop_hub()
+    hub.start()
+    assert sorted(u["name"] for u in hub.api("GET", "users").json()) == before
+    assert own_pids(hub, "ben") == pids                      # the same server kept running
+    assert hub.server_api("ben", token, "GET", "status").status_code == 200   # and is routed again
+    hub.login("ben")                                          # the password set before the restart
+    with pytest.raises(PermissionError):
+        hub.login("ben", password="not-bens-password")
+
+
+@pytest.mark.slow
+def test_progress_is_per_student_in_their_own_home(hub):
+    record = "from coursekit import progress; progress.record_lab_check('lab1-roofline', 3, 4)"
+    assert hub.as_user("cai", "python", "-c", record).returncode == 0
+    cai = hub.as_user("cai", "course", "progress")
+    mallory = hub.as_user("mallory", "course", "progress")
+    assert cai.returncode == 0 and mallory.returncode == 0, (cai.stderr, mallory.stderr)
+    assert str(hub.home("cai") / ".local/share/llm-course/progress.json") in cai.stdout
+    assert "lab1-roofline" in cai.stdout and "lab1-roofline" not in mallory.stdout
+    assert str(hub.home("mallory")) in mallory.stdout

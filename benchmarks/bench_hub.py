@@ -1,0 +1,108 @@
+"""Load on one machine: N simulated students log in to `course hub`, start servers, run one cell each.
+
+    sudo .venv/bin/python benchmarks/bench_hub.py --students 20 [--timeout 600]
+
+Everything goes over loopback through the proxy: the login form, the hub's REST API (start server),
+the student's own server (start a kernel, run `sum(range(10**6))` over the kernel websocket). Prints
+time to a ready server (median, worst), time for the cell, and resident memory per student (server +
+kernel). The accounts are temporary (tests/hub_server.py) and removed at the end.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+from hub_server import make_hub  # noqa: E402
+
+
+def rss_mib(username: str) -> float:
+    out = subprocess.run(["ps", "-u", username, "-o", "rss="], capture_output=True, text=True).stdout.split()
+    return sum(int(x) for x in out) / 1024
+
+
+async def run_cell(url: str, username: str, token: str, kernel_id: str, code: str) -> str:
+    from tornado.httpclient import HTTPRequest
+    from tornado.websocket import websocket_connect
+
+    ws_url = url.replace("http", "ws", 1) + f"/user/{username}/api/kernels/{kernel_id}/channels"
+    connection = await websocket_connect(HTTPRequest(ws_url, headers={"Authorization": f"token {token}"}))
+    msg_id = uuid.uuid4().hex
+    await connection.write_message(json.dumps({
+        "header": {"msg_id": msg_id, "msg_type": "execute_request", "username": username, "session": msg_id,
+                   "version": "5.3"},
+        "parent_header": {}, "metadata": {}, "channel": "shell",
+        "content": {"code": code, "silent": False, "store_history": False, "user_expressions": {},
+                    "allow_stdin": False}}))
+    while True:
+        message = json.loads(await connection.read_message())
+        if message.get("parent_header", {}).get("msg_id") == msg_id and message["msg_type"] == "execute_result":
+            connection.close()
+            return message["content"]["data"]["text/plain"]
+
+
+def one_cell(hub, name: str) -> float:
+    token = hub.user_token(name)
+    began = time.monotonic()
+    kernel = hub.server_api(name, token, "POST", "kernels", json={"name": "python3"}).json()
+    result = asyncio.run(run_cell(hub.url, hub.users[name], token, kernel["id"], "sum(range(10**6))"))
+    assert result == str(sum(range(10**6))), result
+    return time.monotonic() - began
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--students", type=int, default=20)
+    parser.add_argument("--timeout", type=float, default=600, help="seconds for all servers to be ready")
+    args = parser.parse_args()
+    course = Path("/tmp") / f"bench-hub-course-{uuid.uuid4().hex[:6]}"
+    course.mkdir()
+    shutil.copy(ROOT / "nbgrader_config.py", course)
+    names = [f"s{i:03d}" for i in range(args.students)]
+    hub = make_hub(names, course)
+    try:
+        hub.start()
+        with ThreadPoolExecutor(8) as pool:
+            list(pool.map(hub.login, names))
+        began = time.monotonic()
+        for name in names:
+            hub.api("POST", f"users/{hub.users[name]}/server")
+        ready: dict[str, float] = {}
+        while len(ready) < len(names) and time.monotonic() - began < args.timeout:
+            for user in hub.api("GET", "users").json():
+                short = user["name"].split("-", 1)[-1]
+                if short in names and short not in ready and (user.get("servers") or {}).get("", {}).get("ready"):
+                    ready[short] = time.monotonic() - began
+            time.sleep(0.5)
+        cells = {}
+        with ThreadPoolExecutor(4) as pool:
+            for name, seconds in zip(sorted(ready), pool.map(lambda n: one_cell(hub, n), sorted(ready))):
+                cells[name] = seconds
+        memory = [rss_mib(hub.users[n]) for n in sorted(ready)]
+        available = int(next(l for l in open("/proc/meminfo") if l.startswith("MemAvailable")).split()[1]) / 2**20
+        times = sorted(ready.values())
+        print(f"| students | ready | median ready s | worst ready s | median cell s | worst cell s "
+              f"| RSS per student MiB (median) | RSS all MiB | MemAvailable after GiB |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        print(f"| {len(names)} | {len(ready)} | {statistics.median(times):.1f} | {times[-1]:.1f} "
+              f"| {statistics.median(cells.values()):.2f} | {max(cells.values()):.2f} "
+              f"| {statistics.median(memory):.0f} | {sum(memory):.0f} | {available:.1f} |")
+        return 0 if len(ready) == len(names) else 1
+    finally:
+        hub.cleanup()
+        shutil.rmtree(course, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,149 @@
+"""A class day on `course hub`, in headless Chromium: an instructor and three students at once.
+
+The instructor releases the toy lab through nbgrader's exchange; each student logs in, fetches it from
+JupyterLab's Assignments panel, answers (right, partly right, blank) and submits there; the instructor
+collects, runs `autograder grade`, and releases feedback; each student fetches their own feedback.
+A fourth student tries to read another's submission and is refused.
+"""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+import requests
+
+from coursekit.hub.classroom import Layout
+from coursekit.hub.config import server_environment
+from hub_server import PASSWORD, make_hub, wait_for
+
+ROOT = Path(__file__).resolve().parent.parent
+PIPELINE = ROOT / "tests" / "fixtures" / "pipeline"
+LAB = "toy-pipeline"
+ANSWERS = {   # student -> function bodies (None: left blank)
+    "ada": {"impl_add": "return a + b", "impl_scale": "return [x * k for x in xs]", "impl_mean": "return sum(xs) / len(xs)"},
+    "ben": {"impl_add": "return a - b", "impl_scale": "return [x * k for x in xs]", "impl_mean": "return sum(xs) / len(xs)"},
+    "cai": None,
+}
+EXPECTED = {"ada": 6.0, "ben": 5.0, "cai": 0.0}     # points: add 1, scale 2, mean 3
+
+
+@pytest.fixture(scope="module")
+def hub(tmp_path_factory):
+    course = tmp_path_factory.mktemp("hub-class")
+    for entry in ("solutions", "specs"):
+        shutil.copytree(PIPELINE / entry, course / entry)
+    shutil.copy(ROOT / "nbgrader_config.py", course)
+    running = make_hub([*ANSWERS, "mallory"], course)
+    try:
+        running.start()
+        yield running
+    finally:
+        running.cleanup()
+
+
+def instructor(hub, *command: str):
+    """What the instructor types in their JupyterLab terminal (same environment as their server)."""
+    env, folder = server_environment(Layout(hub.data), hub.users["prof"], instructor=True)
+    done = hub.as_user("prof", *command, cwd=Path(folder), env=env)
+    assert done.returncode == 0, f"{' '.join(command)} exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
+    return done.stdout
+
+
+def log_in(browser, hub, name: str):
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(120_000)
+    page.goto(f"{hub.url}/hub/login")
+    page.fill("#username_input", hub.users[name])
+    page.fill("#password_input", PASSWORD)
+    page.click("#login_submit")
+    page.wait_for_url(re.compile(rf"/user/{re.escape(hub.users[name])}/lab"), timeout=240_000)
+    page.wait_for_selector(".jp-LauncherCard, .jp-Launcher", timeout=240_000)
+    return page
+
+
+def open_assignments(page):
+    page.locator(".lm-MenuBar-itemLabel", has_text="Nbgrader").click()
+    page.locator(".lm-Menu-itemLabel", has_text="Assignment List").click()
+    return page.locator("#nbgrader-assignment-list")
+
+
+def answer(hub, name: str, token: str) -> None:
+    """Save the student's answers into their fetched notebook (what typing in the editor and saving does)."""
+    path = f"{LAB}/{LAB}.ipynb"
+    model = hub.server_api(name, token, "GET", f"contents/{path}").json()
+    nb = nbformat.from_dict(model["content"])
+    for cell in nb.cells:
+        grade_id = (cell.metadata.get("nbgrader") or {}).get("grade_id")
+        if ANSWERS[name] and grade_id in ANSWERS[name]:
+            signature = cell.source.splitlines()[0]
+            cell.source = f"{signature}\n    {ANSWERS[name][grade_id]}"
+    saved = hub.server_api(name, token, "PUT", f"contents/{path}",
+                           json={"type": "notebook", "format": "json", "content": json.loads(nbformat.writes(nb))})
+    assert saved.status_code == 200, saved.text
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_a_class_day_instructor_and_three_students_at_once(hub, browser, artifacts_dir):
+    instructor(hub, "autograder", "generate", LAB)
+    instructor(hub, "nbgrader", "release_assignment", LAB)
+    hub.login("prof")
+    hub.api("POST", f"users/{hub.users['prof']}/server")     # the instructor's JupyterLab, for the formgrader
+    pages = {}
+    try:
+        for name in ANSWERS:                     # three students logged in at the same time
+            hub.login(name)                      # first login sets the password; the browser logs in again
+            pages[name] = log_in(browser, hub, name)
+        for name, page in pages.items():
+            panel = open_assignments(page)
+            panel.locator("#released_assignments_list button", has_text="Fetch").click()
+            panel.locator("#fetched_assignments_list", has_text=LAB).wait_for()
+            assert (hub.home(name) / LAB / f"{LAB}.ipynb").exists()
+        for name, page in pages.items():
+            answer(hub, name, hub.user_token(name))
+            page.locator("#nbgrader-assignment-list #fetched_assignments_list button", has_text="Submit").click()
+            page.locator("#nbgrader-assignment-list #submitted_assignments_list", has_text=LAB).wait_for()
+
+        instructor(hub, "nbgrader", "collect", LAB)
+        graded = instructor(hub, "autograder", "grade", LAB, "--no-progress")
+        instructor(hub, "autograder", "feedback", LAB)
+        instructor(hub, "nbgrader", "release_feedback", LAB)
+
+        # the grades autograder wrote are the ones the instructor's formgrader shows
+        hub.start_server("prof")
+        prof = hub.user_token("prof")
+        listed = requests.get(f"{hub.url}/user/{hub.users['prof']}/formgrader/api/submissions/{LAB}",
+                              headers={"Authorization": f"token {prof}"}, timeout=60)
+        assert listed.status_code == 200, listed.text
+        scores = {row["student"]: row["score"] for row in listed.json()}
+        assert scores == {hub.users[n]: EXPECTED[n] for n in ANSWERS}, (scores, graded)
+
+        for name, page in pages.items():
+            page.reload()
+            panel = open_assignments(page)
+            panel.locator("#submitted_assignments_list button", has_text="Fetch Feedback").click()
+            feedback = wait_for(lambda: sorted((hub.home(name) / LAB / "feedback").glob(f"*/{LAB}.html")), 60,
+                                f"{name}'s feedback")
+            text = feedback[-1].read_text()
+            assert f"Score: {EXPECTED[name]:.1f} / 6.0" in re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", text)) \
+                or f"{EXPECTED[name]:g} / 6" in text, f"{name}'s feedback lacks their score"
+            # only their own: no other student's feedback came to them
+            assert len(list((hub.home(name) / LAB / "feedback").glob("*/*.html"))) == 1
+    finally:
+        for name, page in pages.items():
+            page.screenshot(path=str(artifacts_dir / f"hub-{name}.png"))
+            page.context.close()
+
+    # the fourth student: the exchange's inbound cannot be listed, and ada's copy is in her private home
+    inbound = hub.data / "exchange" / "llm-train-vs-infer" / "inbound"
+    refused = hub.as_user("mallory", "ls", str(inbound))
+    assert refused.returncode != 0 and "Permission denied" in refused.stderr
+    refused = hub.as_user("mallory", "cat", str(hub.home("ada") / LAB / f"{LAB}.ipynb"))
+    assert refused.returncode != 0 and "Permission denied" in refused.stderr
+    refused = hub.as_user("mallory", "nbgrader", "collect", LAB)
+    assert "llm-train-vs-infer" not in refused.stdout or refused.returncode != 0
