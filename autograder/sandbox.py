@@ -151,6 +151,13 @@ def _allowlist_root(conf: Confinement) -> str | None:
         root = NEW_ROOT
         for link, target in links.items():
             os.symlink(target, root + link)
+        # The scratch tmpfs goes first: a course or virtual environment that lives under /tmp (a fresh
+        # clone in CI) is then bound inside it below, instead of being covered by it afterwards.
+        # one tmpfs for everything writable, so its size caps the total a submission writes
+        scratch = root + "/tmp"
+        os.makedirs(scratch)
+        if _mount("tmpfs", scratch, "tmpfs", MS_NOSUID | MS_NODEV, f"size={conf.scratch_mb}m,mode=1777"):
+            return "cannot mount the scratch tmpfs"
         bound: list[str] = []
         for tree in sorted(trees, key=lambda p: p.count("/")):
             if any(tree.startswith(b.rstrip("/") + "/") for b in bound):
@@ -171,11 +178,6 @@ def _allowlist_root(conf: Confinement) -> str | None:
         for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),
                              ("stderr", "/proc/self/fd/2")):
             os.symlink(target, f"{root}/dev/{name}")
-        # one tmpfs for everything writable, so its size caps the total a submission writes
-        scratch = root + "/tmp"
-        os.makedirs(scratch)
-        if _mount("tmpfs", scratch, "tmpfs", MS_NOSUID | MS_NODEV, f"size={conf.scratch_mb}m,mode=1777"):
-            return "cannot mount the scratch tmpfs"
         for alias, folder in ((root + "/dev/shm", scratch + "/.shm"), (root + "/var/tmp", scratch + "/.var-tmp")):
             os.makedirs(folder, mode=0o1777)
             os.chmod(folder, 0o1777)

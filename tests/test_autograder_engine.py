@@ -414,6 +414,33 @@ def test_a_course_and_venv_under_tmp_stay_visible_in_the_private_tmp(tmp_path):
                                "solution": "FileNotFoundError", "other": "FileNotFoundError"}
 
 
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to reach the namespace calls")
+def test_the_allowlist_root_keeps_a_course_under_tmp(tmp_path):
+    """A fresh clone under /tmp (as CI may place it): the child's scratch /tmp must not cover the allowed
+    trees that live there, while their siblings (solutions, another student) stay absent."""
+    assert str(tmp_path).startswith("/tmp/")
+    checkout, other = tmp_path / "clone", tmp_path / "other-student"
+    for folder in (checkout / "coursekit", checkout / "solutions", other):
+        folder.mkdir(parents=True)
+    (checkout / "coursekit" / "calc.py").write_text("code")
+    (checkout / "solutions" / "lab.ipynb").write_text("answers")
+    (other / "lab.ipynb").write_text("someone else's work")
+    probes = {"code": checkout / "coursekit" / "calc.py", "solution": checkout / "solutions" / "lab.ipynb",
+              "other": other / "lab.ipynb"}
+
+    def read_probes(conf):
+        seen = {}
+        for name, path in probes.items():
+            try:
+                seen[name] = path.read_text()
+            except OSError as error:
+                seen[name] = type(error).__name__
+        return seen
+
+    report = _confine_in_child(read_probes, allow=(str(checkout / "coursekit"),))
+    assert report["probe"] == {"code": "code", "solution": "FileNotFoundError", "other": "FileNotFoundError"}, report
+
 def test_a_report_the_grader_cannot_parse_is_the_submissions_failure(tmp_path):
     from autograder.engine import _MALFORMED, _streamed_flags
 
