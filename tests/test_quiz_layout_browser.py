@@ -60,7 +60,10 @@ def test_long_options_wrap_and_keep_their_buttons(lab_server, laptop_page, artif
     seed = first_single_choice_seed(load_all_banks(banks))
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nb.cells = [nbformat.v4.new_code_cell("from coursekit.quiz import show_quiz\n"
+    # Its own progress store: an earlier browser test may have finished m9-l1 in the shared server's
+    # store, and a finished quiz comes back answered (its options disabled) after a restart.
+    nb.cells = [nbformat.v4.new_code_cell(f"import os\nos.environ['COURSE_PROGRESS_DIR'] = {str(folder / 'progress')!r}\n"
+                                          "from coursekit.quiz import show_quiz\n"
                                           f"quiz = show_quiz('m9-l1', seed={seed}, root={str(banks)!r})")]
     nbformat.write(nb, folder / "quiz.ipynb")
 
