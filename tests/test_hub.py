@@ -111,7 +111,7 @@ def hub_uid(hub, name: str) -> int:
 def own_pids(hub, name: str) -> list[int]:
     import subprocess as sp
 
-    out = sp.run(["ps", "-u", hub.users[name], "-o", "pid=,args="], capture_output=True, text=True).stdout
+    out = sp.run(["ps", "-ww", "-u", hub.users[name], "-o", "pid=,args="], capture_output=True, text=True).stdout
     return [int(line.split()[0]) for line in out.splitlines() if "jupyterhub-singleuser" in line]
 
 
