@@ -61,6 +61,15 @@ def encode(value: Any) -> Any:
     raise TypeError(f"cannot encode a {type(value).__name__} as plain data")
 
 
+def pick_keys(keys: tuple[str, ...]) -> Callable[[Any], dict[str, float]]:
+    """An encoder for tasks that return a dict: the named keys as floats, or a TypeError naming them."""
+    def encode_keys(out: Any) -> dict[str, float]:
+        if not isinstance(out, dict) or not set(keys) <= set(out):
+            raise TypeError(f"return a dict with keys {', '.join(keys)}")
+        return {key: float(out[key]) for key in keys}
+    return encode_keys
+
+
 def approx(rel: float = 1e-6, abs_: float = 1e-9) -> Callable[[Any, Any], str | None]:
     """Compare encoded outputs elementwise: numbers within tolerance, everything else exactly."""
 

@@ -338,6 +338,17 @@ def test_a_dead_worker_fails_one_submission_and_the_batch_goes_on(tmp_path):
         assert len(pool.worker_uids) == 2 and processes_of(pool.worker_uids[0]) == []
 
 
+def _read_each(paths: dict) -> dict:
+    """Each file's text, or the name of the error reading it raised (what a confined child can see)."""
+    seen = {}
+    for name, path in paths.items():
+        try:
+            seen[name] = path.read_text()
+        except OSError as error:
+            seen[name] = type(error).__name__
+    return seen
+
+
 def _confine_in_child(probe, refused=frozenset(), **settings):
     """Fork a child that confines itself as a grading child would (refusing the named kernel calls),
     then report `probe()` and the flags over a pipe; run in the parent, return that report."""
@@ -398,16 +409,7 @@ def test_a_course_and_venv_under_tmp_stay_visible_in_the_private_tmp(tmp_path):
     probes = {"code": checkout / "coursekit.py", "package": venv / "lib" / "pygments.py",
               "solution": checkout / "solutions" / "lab.ipynb", "other": other / "lab.ipynb"}
 
-    def read_probes(conf):
-        seen = {}
-        for name, path in probes.items():
-            try:
-                seen[name] = path.read_text()
-            except OSError as error:
-                seen[name] = type(error).__name__
-        return seen
-
-    report = _confine_in_child(read_probes, hide=((str(checkout / "solutions"), "solutions"),),
+    report = _confine_in_child(lambda conf: _read_each(probes), hide=((str(checkout / "solutions"), "solutions"),),
                                read_only=(str(checkout),), keep=(str(venv),))
     assert report["flags"] == []
     assert report["probe"] == {"code": "code", "package": "package",
@@ -429,17 +431,9 @@ def test_the_allowlist_root_keeps_a_course_under_tmp(tmp_path):
     probes = {"code": checkout / "coursekit" / "calc.py", "solution": checkout / "solutions" / "lab.ipynb",
               "other": other / "lab.ipynb"}
 
-    def read_probes(conf):
-        seen = {}
-        for name, path in probes.items():
-            try:
-                seen[name] = path.read_text()
-            except OSError as error:
-                seen[name] = type(error).__name__
-        return seen
-
-    report = _confine_in_child(read_probes, allow=(str(checkout / "coursekit"),))
+    report = _confine_in_child(lambda conf: _read_each(probes), allow=(str(checkout / "coursekit"),))
     assert report["probe"] == {"code": "code", "solution": "FileNotFoundError", "other": "FileNotFoundError"}, report
+
 
 def test_a_report_the_grader_cannot_parse_is_the_submissions_failure(tmp_path):
     from autograder.engine import _MALFORMED, _streamed_flags

@@ -8,17 +8,9 @@ from __future__ import annotations
 
 import random
 
-from autograder.spec import Case, LabSpec, Task, approx
+from autograder.spec import Case, LabSpec, Task, approx, pick_keys
 
 LAB = "lab2-cluster"
-
-
-def _pick(keys):
-    def encode_keys(out):
-        if not isinstance(out, dict) or not set(keys) <= set(out):
-            raise TypeError(f"return a dict with keys {', '.join(keys)}")
-        return {key: float(out[key]) for key in keys}
-    return encode_keys
 
 
 def _number(out):
@@ -85,7 +77,7 @@ SPEC = LabSpec(
                  hint='stage 3 divides all 16 bytes per parameter by the number of GPUs',
                  expected={'weights': 195312500.0, 'grads': 195312500.0, 'optimizer': 1171875000.0, 'total': 1562500000.0}),
              ),
-             hidden=_zero_case, n_hidden=6, encode=_pick(('weights', 'grads', 'optimizer', 'total')), compare=approx(rel=1e-9)),
+             hidden=_zero_case, n_hidden=6, encode=pick_keys(('weights', 'grads', 'optimizer', 'total')), compare=approx(rel=1e-9)),
         Task('test_activations', 'Task (activation memory)', 2, 'activation_memory',
              visible=(
             Case('GPT-3 175B layer shape, 2,048 tokens, no checkpointing', args=(2048, 1, 12288, 96, 96, False),
@@ -139,7 +131,7 @@ SPEC = LabSpec(
                  hint='the step covers tokens_per_step tokens; the run covers n_tokens',
                  expected={'step_seconds': 6.411449016100179, 'days': 35.384457509275826}),
              ),
-             hidden=_time_case, n_hidden=6, encode=_pick(('step_seconds', 'days')), compare=approx(rel=1e-8)),
+             hidden=_time_case, n_hidden=6, encode=pick_keys(('step_seconds', 'days')), compare=approx(rel=1e-8)),
         Task('test_ckpt', 'Task (checkpoint interval)', 2, 'checkpoint_interval',
              visible=(
             Case('60 s checkpoints, 50,000 h per-GPU MTBF, 16,384 GPUs', args=(60.0, 5e4, 16384),
@@ -149,6 +141,6 @@ SPEC = LabSpec(
                  hint='waste = C / interval + interval / (2 * MTBF): writing checkpoints plus work redone after a failure',
                  expected={'cluster_mtbf_s': 10986.328125, 'interval_s': 468.75, 'waste': 0.042666666666666665}),
              ),
-             hidden=_ckpt_case, n_hidden=6, encode=_pick(('cluster_mtbf_s', 'interval_s', 'waste')), compare=approx(rel=1e-5)),
+             hidden=_ckpt_case, n_hidden=6, encode=pick_keys(('cluster_mtbf_s', 'interval_s', 'waste')), compare=approx(rel=1e-5)),
     ),
 )

@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 import random
 
-from autograder.spec import Case, LabSpec, Task, approx, encode
+from autograder.spec import Case, LabSpec, Task, approx, encode, pick_keys
 
 LAB = "lab5-moe"
 
@@ -101,14 +101,6 @@ def _capacity_case(rng: random.Random) -> Case:
     return Case("random routing", kwargs=dict(
         seed=rng.randrange(2**31), tokens=rng.randint(4, 64), experts=experts, k=rng.randint(1, 2),
         capacity_factor=rng.choice([0.5, 1.0, 1.25, 2.0]), skew=rng.choice([0.0, 2.0])))
-
-
-def _pick(keys):
-    def encode_keys(out):
-        if not isinstance(out, dict) or not set(keys) <= set(out):
-            raise TypeError(f"return a dict with keys {', '.join(keys)}")
-        return {key: float(out[key]) for key in keys}
-    return encode_keys
 
 
 def _counts_case(rng: random.Random) -> Case:
@@ -227,7 +219,7 @@ SPEC = LabSpec(
                  hint='shared experts and dense_params count in both total and active; FLOPs per token = 2 * active',
                  expected={'total_params': 14952.0, 'active_params': 5736.0, 'flops_per_token': 11472.0}),
              ),
-             hidden=_counts_case, n_hidden=5, encode=_pick(("total_params", "active_params", "flops_per_token")), compare=approx(rel=1e-9)),
+             hidden=_counts_case, n_hidden=5, encode=pick_keys(("total_params", "active_params", "flops_per_token")), compare=approx(rel=1e-9)),
         Task('test_gain', 'Task (speculation gain)', 1, 'speculation_gain',
              visible=(
             Case('a = 0.8, k = 4, c = 0.05', args=(0.8, 4, 0.05),
@@ -240,7 +232,7 @@ SPEC = LabSpec(
                  hint='k = 0 means one target token per step and no draft cost',
                  expected={'tokens_per_step': 1.0, 'speedup': 1.0}),
              ),
-             hidden=_gain_case, n_hidden=5, encode=_pick(("tokens_per_step", "speedup")), compare=approx(rel=1e-9, abs_=1e-12)),
+             hidden=_gain_case, n_hidden=5, encode=pick_keys(("tokens_per_step", "speedup")), compare=approx(rel=1e-9, abs_=1e-12)),
         Task('test_speculative', 'Task (greedy speculative decoding)', 3, 'speculative_greedy',
              visible=(
             Case('4-layer target, 2-layer draft, k = 4', kwargs={'seed': 0, 'n_layers': 4, 'draft_layers': 2, 'damp': 0.3, 'prompt_len': 6, 'n_new': 12, 'k': 4},
@@ -260,6 +252,6 @@ SPEC = LabSpec(
                  hint='add 2 N x inference_tokens to the training FLOPs before minimising over N',
                  expected={'n_params': 6487107026.34, 'n_tokens': 3889391648480.0, 'total_flops': 2.81127539873e+23}),
              ),
-             hidden=_scaling_case, n_hidden=5, encode=_pick(("n_params", "n_tokens", "total_flops")), compare=approx(rel=2e-2)),
+             hidden=_scaling_case, n_hidden=5, encode=pick_keys(("n_params", "n_tokens", "total_flops")), compare=approx(rel=2e-2)),
     ),
 )
