@@ -21,6 +21,8 @@ def start(args: argparse.Namespace) -> int:
         command.append("--no-browser")
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.append("--allow-root")  # JupyterLab refuses root otherwise (containers, CI)
+    from .modes import mode_env
+    from .saving import pre_save_hook
     from .terminal import jupyter_args, terminal_env
     from .work import make_work_copies
 
@@ -29,8 +31,11 @@ def start(args: argparse.Namespace) -> int:
         print(f"Made your own copies of {len(made)} lab(s) in work/ (course updates never touch them).")
 
     command += jupyter_args() + args.jupyter_args  # terminals find `course` and `autograder`
-    print("Starting JupyterLab on the course's start page (Ctrl+C to stop)...", flush=True)
-    os.execve(sys.executable, command, terminal_env())
+    # saved quizzes reopen as "run this cell" instead of "model not found" (coursekit/saving.py)
+    command.append(f"--ContentsManager.pre_save_hook={pre_save_hook.__module__}.{pre_save_hook.__name__}")
+    mode = "instructor" if args.instructor else "student"
+    print(f"Starting JupyterLab on the course's start page in {mode} mode (Ctrl+C to stop)...", flush=True)
+    os.execve(sys.executable, command, mode_env(mode, terminal_env()))
     return 0  # not reached
 
 
@@ -58,6 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("start", help="open the course in JupyterLab on its start page")
     p.add_argument("--port", type=int, help="port to serve on (default: JupyterLab's, 8888 or the next free one)")
     p.add_argument("--no-browser", action="store_true", help="don't open a browser; print the URL")
+    p.add_argument("--instructor", action="store_true",
+                   help="show nbgrader's instructor tools too (Formgrader, Create Assignment, Courses)")
     p.add_argument("jupyter_args", nargs=argparse.REMAINDER, help="extra JupyterLab options after --")
     p.set_defaults(handler=start)
     p = sub.add_parser("work", help="make your own copies of the labs in work/ (existing copies are kept)")

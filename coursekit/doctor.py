@@ -94,7 +94,10 @@ def check_packages() -> list[Check]:
 
 def _jupyter(*args: str) -> str:
     """Output (stdout+stderr, colours removed) of `jupyter ...` run with this interpreter."""
-    result = subprocess.run([sys.executable, "-m", "jupyter", *args], capture_output=True, text=True, timeout=60)
+    from .modes import without_mode_config  # a student-mode terminal hides instructor tools on purpose
+
+    result = subprocess.run([sys.executable, "-m", "jupyter", *args], capture_output=True, text=True, timeout=60,
+                            env=without_mode_config(dict(os.environ)))
     return re.sub(r"\x1b\[[0-9;]*m", "", result.stdout + result.stderr)
 
 

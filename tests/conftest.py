@@ -1,6 +1,7 @@
 """Shared fixtures: the repository root, a real JupyterLab server, and a headless Chromium page."""
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import shutil
@@ -87,7 +88,13 @@ def lab_server(tmp_path_factory) -> LabServer:
                ]
     if os.geteuid() == 0:
         command.append("--allow-root")
-    log = base / "jupyterlab.log"
+    with serve(command, env, base / "jupyterlab.log", port, token, root, progress_dir) as server:
+        yield server
+
+
+@contextlib.contextmanager
+def serve(command, env, log: Path, port: int, token: str, root: Path, progress_dir: Path):
+    """Run a JupyterLab `command` (in `root`, output to `log`) until it answers; stop it afterwards."""
     with open(log, "w") as log_handle:
         process = subprocess.Popen(command, cwd=root, env=env, stdout=log_handle, stderr=subprocess.STDOUT)
     server = LabServer(f"http://127.0.0.1:{port}", token, root, progress_dir, process, log)

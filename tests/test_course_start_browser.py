@@ -1,0 +1,149 @@
+"""The JupyterLab that `course start` runs, as a student meets it at a laptop's 1280x800, on a fresh
+git clone: a saved quiz reopens as "run this cell" (never "model not found"), opening and closing a
+lesson or a lab copy leaves the clone clean, and student mode hides nbgrader's instructor tools
+that `--instructor` shows."""
+from __future__ import annotations
+
+import json
+import shutil
+import urllib.error
+import urllib.request
+
+import nbformat
+import pytest
+
+from course_server import SCRATCH, clone_course, course_start, git_status
+from coursekit.saving import QUIZ_NOTE, WIDGET_VIEW
+from jupyterlab_ui import open_notebook, run_all_cells
+from test_quiz_browser import GOOD, QUIZ_ITEMS
+from test_quiz_layout_browser import laptop_page  # noqa: F401  (a fixture: the 1280x800 page)
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+LESSON = "course/m1-training-vs-inference/01-what-each-does.ipynb"
+LAB_COPY = "work/lab1-roofline/lab1-roofline.ipynb"   # made by `course start`
+CREATE_ASSIGNMENT = ".jp-SideBar .lm-TabBar-tab[data-id^='nbgrader-create_assign']"  # nbgrader spells its id "assignemnt"
+
+
+@pytest.fixture(scope="module")
+def clone(tmp_path_factory):
+    base = tmp_path_factory.mktemp("course-start")
+    return base, clone_course(base)
+
+
+@pytest.fixture(scope="module")
+def student_server(clone):
+    base, root = clone
+    with course_start(root, base, autosave_s=1) as server:   # autosave every second: it would show at once
+        yield server
+
+
+def api(server, path: str, method: str = "GET"):
+    request = urllib.request.Request(server.url(path), method=method)
+    with urllib.request.urlopen(request, timeout=30) as response:
+        body = response.read()
+        return json.loads(body) if body else None
+
+
+def shut_down_kernels(server) -> None:
+    """What quitting JupyterLab does to the kernels: their widget models are gone with them."""
+    for kernel in api(server, "api/kernels"):
+        api(server, f"api/kernels/{kernel['id']}", method="DELETE")
+
+
+def wait_kernel_idle(page) -> None:
+    page.wait_for_selector(".jp-NotebookPanel:visible .jp-Notebook-ExecutionIndicator[data-status='idle']",
+                           timeout=120_000, state="attached")
+
+
+def close_current_tab(page) -> None:
+    """File > Close Tab; a tab that needs saving asks first, and the dialog makes this fail."""
+    page.locator(".lm-MenuBar-itemLabel", has_text="File").first.click()
+    page.locator(".lm-Menu-itemLabel", has_text="Close Tab").first.click()
+    page.wait_for_selector(".lm-DockPanel .lm-TabBar-tab .jp-NotebookPanel-tab, "
+                           ".lm-DockPanel .lm-TabBar-tab[data-type='document-title']", state="detached",
+                           timeout=30_000)
+    assert not page.locator(".jp-Dialog").count(), page.locator(".jp-Dialog").inner_text()
+
+
+def test_saved_quiz_reopens_as_run_this_cell(student_server, laptop_page, artifacts_dir):
+    folder = student_server.root / SCRATCH
+    shutil.copytree(GOOD, folder / "banks")
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+    nb.cells = [nbformat.v4.new_markdown_cell("# A saved quiz"),
+                nbformat.v4.new_code_cell(f"from coursekit.quiz import show_quiz\nshow_quiz('m9-l1', seed=3, "
+                                          f"root={str(folder / 'banks')!r})")]
+    path = folder / "saved-quiz.ipynb"
+    nbformat.write(nb, path)
+
+    page = laptop_page
+    open_notebook(page, student_server, f"{SCRATCH}/saved-quiz.ipynb")
+    run_all_cells(page, until=page.locator(QUIZ_ITEMS).first)
+    page.keyboard.press("Control+s")
+    page.wait_for_function("() => !document.querySelector('.lm-TabBar-tab.jp-mod-current.jp-mod-dirty')")
+    saved = json.loads(path.read_text())
+    outputs = saved["cells"][1]["outputs"]
+    assert outputs and all(WIDGET_VIEW not in o.get("data", {}) for o in outputs), outputs
+
+    shut_down_kernels(student_server)
+    open_notebook(page, student_server, f"{SCRATCH}/saved-quiz.ipynb")
+    note = page.locator(".jp-OutputArea-output", has_text="run this cell to take the quiz")
+    note.wait_for(timeout=30_000)
+    assert note.inner_text().strip() == QUIZ_NOTE
+    page.screenshot(path=str(artifacts_dir / "saved-quiz-reopened.png"))
+    assert not page.get_by_text("Error displaying widget").count()
+
+
+@pytest.mark.parametrize("notebook", [LESSON, LAB_COPY], ids=["lesson", "lab-copy"])
+def test_opening_and_closing_leaves_the_course_clean(student_server, laptop_page, notebook):
+    root = student_server.root
+    before = (root / notebook).read_bytes()
+    page = laptop_page
+    open_notebook(page, student_server, notebook)
+    wait_kernel_idle(page)
+    tab = page.locator(".lm-DockPanel .lm-TabBar-tab.jp-mod-current")
+    # JupyterLab marks a notebook dirty when opening changes it (a kernelspec, language_info)
+    assert "jp-mod-dirty" not in (tab.get_attribute("class") or "")
+    close_current_tab(page)
+    assert (root / notebook).read_bytes() == before
+    assert git_status(root) == ""
+
+
+def nbgrader_menu(page) -> list[str]:
+    page.locator(".lm-MenuBar-itemLabel", has_text="Nbgrader").first.click()
+    items = page.locator("#jp-mainmenu-nbgrader .lm-Menu-item:visible .lm-Menu-itemLabel")
+    items.first.wait_for()
+    labels = [t.strip() for t in items.all_inner_texts() if t.strip()]
+    page.keyboard.press("Escape")
+    return labels
+
+
+def status_of(server, path: str) -> int:
+    try:
+        with urllib.request.urlopen(server.url(path), timeout=30) as response:
+            return response.status
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+def test_student_mode_shows_only_student_tools(student_server, laptop_page):
+    page = laptop_page
+    open_notebook(page, student_server, LAB_COPY)
+    labels = nbgrader_menu(page)
+    assert "Assignment List" in labels, labels
+    assert not [l for l in labels if "Formgrader" in l or "Course" in l], labels
+    assert page.locator(".jp-NotebookPanel:visible .validate-button").count() == 1   # Validate stays
+    assert not page.locator(CREATE_ASSIGNMENT).count()
+    assert status_of(student_server, "formgrader") == 404
+
+
+def test_instructor_mode_shows_the_instructor_tools(clone, laptop_page):
+    base, root = clone
+    with course_start(root, base / "instructor", "--instructor") as server:
+        page = laptop_page
+        open_notebook(page, server, LAB_COPY)
+        labels = nbgrader_menu(page)
+        assert "Assignment List" in labels and "Formgrader" in labels, labels
+        assert page.locator(CREATE_ASSIGNMENT).count() == 1
+        assert status_of(server, "formgrader") == 200
