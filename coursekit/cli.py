@@ -21,6 +21,7 @@ def start(args: argparse.Namespace) -> int:
         command.append("--no-browser")
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.append("--allow-root")  # JupyterLab refuses root otherwise (containers, CI)
+    from .kernel import kernel_env
     from .modes import mode_env
     from .saving import pre_save_hook
     from .terminal import jupyter_args, terminal_env
@@ -35,7 +36,8 @@ def start(args: argparse.Namespace) -> int:
     command.append(f"--ContentsManager.pre_save_hook={pre_save_hook.__module__}.{pre_save_hook.__name__}")
     mode = "instructor" if args.instructor else "student"
     print(f"Starting JupyterLab on the course's start page in {mode} mode (Ctrl+C to stop)...", flush=True)
-    os.execve(sys.executable, command, mode_env(mode, terminal_env()))
+    # kernel_env: opening a notebook leaves it unchanged (coursekit/kernel.py)
+    os.execve(sys.executable, command, kernel_env(mode_env(mode, terminal_env())))
     return 0  # not reached
 
 

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import nbformat
 
+from .kernel import LANGUAGE_INFO
+
 
 def iter_notebooks(paths):
     for path in map(Path, paths):
@@ -24,8 +26,8 @@ KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "nam
 
 
 def strip_notebook(path: Path) -> bool:
-    """Remove outputs, execution counts and volatile metadata, and set the kernelspec JupyterLab
-    would write; return True if the file changed."""
+    """Remove outputs, execution counts and volatile metadata, and set the kernelspec and
+    language_info JupyterLab writes from the course's kernel; return True if the file changed."""
     before = path.read_text(encoding="utf-8")
     nb = nbformat.reads(before, as_version=4)
     for cell in nb.cells:
@@ -36,6 +38,7 @@ def strip_notebook(path: Path) -> bool:
             cell.metadata.pop(key, None)
     nb.metadata.pop("widgets", None)
     nb.metadata["kernelspec"] = dict(KERNELSPEC)
+    nb.metadata["language_info"] = dict(LANGUAGE_INFO)   # what the course's kernel reports
     after = nbformat.writes(nb) + "\n"
     if after != before:
         path.write_text(after, encoding="utf-8")

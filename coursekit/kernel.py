@@ -1,0 +1,45 @@
+"""The Python kernel of the course's JupyterLab: ipykernel, reporting the language_info the course's
+notebooks are committed with.
+
+When a kernel connects, JupyterLab writes the kernel's language_info into the notebook and marks it
+changed if it differs. ipykernel's includes the Python version (3.11.7, 3.12.1, ...), so every
+lesson opened on a machine whose Python differs from the author's asked to be saved on close, and
+autosave rewrote tracked files (a `git pull` conflict later). Notebooks record only
+LANGUAGE_INFO (`python -m coursekit.nbtools strip` writes it) and `course start` serves the
+python3 kernelspec below, whose kernel reports the same, so opening a notebook changes nothing.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+from ipykernel.ipkernel import IPythonKernel
+
+LANGUAGE_INFO = {"name": "python"}
+# a data folder on JUPYTER_PATH ahead of the environment's own, so its python3 kernelspec wins
+DATA_DIR = Path(sys.prefix) / "share" / "llm-course" / "jupyter"
+
+
+class CourseKernel(IPythonKernel):
+    language_info = LANGUAGE_INFO
+
+
+def kernelspec() -> dict:
+    return {"argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}",
+                     f"--IPKernelApp.kernel_class={CourseKernel.__module__}.{CourseKernel.__name__}"],
+            "display_name": "Python 3 (ipykernel)", "language": "python", "metadata": {"debugger": True}}
+
+
+def kernel_env(environ: dict[str, str], data_dir: Path = DATA_DIR) -> dict[str, str]:
+    """Write the python3 kernelspec under `data_dir` and return `environ` with it first on JUPYTER_PATH."""
+    spec = data_dir / "kernels" / "python3" / "kernel.json"
+    spec.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(kernelspec(), indent=1)
+    if not spec.exists() or spec.read_text() != text:
+        spec.write_text(text)
+    env = dict(environ)
+    rest = [p for p in env.get("JUPYTER_PATH", "").split(os.pathsep) if p and Path(p) != data_dir]
+    env["JUPYTER_PATH"] = os.pathsep.join([str(data_dir), *rest])
+    return env
