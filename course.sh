@@ -28,14 +28,18 @@ make_venv() {
 pip_install() {  # $1 = extras spec, e.g. "" or "[test]"
   local want; want="$1:$(cat pyproject.toml constraints-cpu.txt | sha256sum | cut -c1-16)"
   if [ -f "$stamp" ] && grep -qxF "$want" "$stamp"; then return; fi
-  echo "==> installing the course into $venv (torch: CPU build unless COURSE_PIP_ARGS says otherwise)"
-  # Torch first and pinned, so no other requirement can pull a multi-GB CUDA build by accident.
+  echo "==> installing the course into $venv (step 1 of 2: PyTorch; step 2: JupyterLab and the rest)"
+  # Torch first and pinned, so no other requirement can pull a multi-GB CUDA build by accident;
+  # coursekit/torch_wheel.py picks the build (CPU on Linux without an NVIDIA GPU; COURSE_TORCH overrides).
+  local torch_args; torch_args="$("$venv/bin/python" coursekit/torch_wheel.py constraints-cpu.txt)" || exit 1
   # --no-compile: Python compiles each module on its first import instead of all ~14k files up front
   # (fresh set-up of command 1 went from 133 s to 80 s; benchmarks/RESULTS.md#set-up-times).
   # shellcheck disable=SC2086
-  "$venv/bin/python" -m pip install --quiet --no-compile -c constraints-cpu.txt ${COURSE_PIP_ARGS:-} torch 2> >(quiet_pip >&2)
+  "$venv/bin/python" -m pip install --quiet --no-compile -c constraints-cpu.txt ${COURSE_PIP_ARGS:-} $torch_args torch 2> >(quiet_pip >&2)
+  echo "==> installing JupyterLab, nbgrader, ipywidgets, matplotlib and the course package${1:+ with extras $1} (a minute or two the first time)"
   # shellcheck disable=SC2086
   "$venv/bin/python" -m pip install --quiet --no-compile -c constraints-cpu.txt ${COURSE_PIP_ARGS:-} -e ".$1" 2> >(quiet_pip >&2)
+  echo "==> set-up done"
   echo "$want" >>"$stamp"
 }
 
