@@ -280,31 +280,26 @@ def summary_rows(report: dict | None = None) -> list[tuple[str, str, str, str]]:
 
 
 def format_summary(report: dict | None = None) -> str:
-    rows = summary_rows(report)
+    """`course progress`: every lesson, lab and module test with its state (coursekit.progress_report)."""
+    from .progress_report import course_report, format_report
+
     lines = [f"Progress store: {store_path()}"]
     for note in load()["recovered"]:
         lines.append(f"NOTE: an unreadable store was backed up to {note['backup']} on {note['time']} ({note['error']})")
-    if not rows:
-        lines.append("Nothing recorded yet: answer a lesson quiz, take a module test or run `autograder check`.")
-    for module, quizzes, test, labs in rows:
-        lines += [f"{module}", f"  quizzes:     {quizzes}", f"  module test: {test}", f"  labs:        {labs}"]
+    lines.append(format_report(course_report()))
     return "\n".join(lines)
 
 
 def progress_html(report: dict | None = None) -> str:
+    """The start page's table: the same report as `course progress`."""
     import html
 
-    rows = summary_rows(report)
+    from .progress_report import course_report, report_html
+
     notes = "".join(f"<p class='course-progress-note'>An unreadable store was backed up to "
                     f"<code>{html.escape(n['backup'])}</code> ({html.escape(n['error'])}).</p>"
                     for n in load()["recovered"])
-    if not rows:
-        body = "<p>Nothing recorded yet: answer a lesson quiz, take a module test or check a lab.</p>"
-    else:
-        cells = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows)
-        body = ("<table class='course-progress-table'><thead><tr><th>module</th><th>lesson quizzes</th>"
-                f"<th>module test</th><th>labs checked</th></tr></thead><tbody>{cells}</tbody></table>")
-    return (f"<div class='course-progress' style='color: var(--jp-ui-font-color1)'>{notes}{body}"
+    return (f"<div class='course-progress' style='color: var(--jp-ui-font-color1)'>{notes}{report_html(course_report())}"
             f"<p style='color: var(--jp-ui-font-color2)'>Stored in <code>{html.escape(str(store_path()))}</code></p></div>")
 
 

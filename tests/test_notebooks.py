@@ -125,5 +125,6 @@ def test_executed_start_page_shows_the_progress_summary(tmp_path, monkeypatch):
     cell = next(c for c in nb.cells if c.cell_type == "code" and "show_progress()" in c.source)
     html = "".join(o.get("data", {}).get("text/html", "") for o in cell.outputs)
     assert "course-progress-table" in html, cell.outputs
-    assert "m1-l1: 1/3 answered, best 33%" in html and "lab1-roofline: 2/5" in html
+    assert "quiz: 1 of 3 questions answered right" in html                 # every item, with its meaning
+    assert "(lab1-roofline)</a></td><td>2 of 5 visible tests pass" in html and "not started" in html
     assert str(tmp_path) in html                                 # the store it read is named

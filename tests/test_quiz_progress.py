@@ -46,11 +46,12 @@ def test_records_persist_and_summarise(store):
     assert report["m1"]["labs"]["lab1-roofline"] == {"checks": 2, "latest": "5/5", "all_passed": True}
     assert report["m3"]["labs"]["lab3-kv-cache"]["all_passed"] is False
     text = progress.format_summary()
-    assert "m1-l1: 2/2 answered, best 50% (1 attempt)" in text
-    assert "passed, best 12/15" in text and "lab3-kv-cache: 1/4" in text
+    assert "quiz 1/2 right on the first try (best of 1 attempt)" in text
+    assert "passed: best 12/15 right, pass mark 80%" in text
+    assert "(lab3-kv-cache): 1 of 4 visible tests pass" in text
     html = progress.progress_html()
-    assert "course-progress-table" in html and "lab1-roofline: 5/5 all passed" in html
-    assert "m1-l1: 2/2 answered, best 50%" in html
+    assert "course-progress-table" in html and "(lab1-roofline)</a></td><td>all 5 visible tests pass" in html
+    assert "quiz 1/2 right on the first try" in html
 
 
 def test_summary_counts_questions_answered_in_the_latest_attempt(store):
@@ -60,7 +61,7 @@ def test_summary_counts_questions_answered_in_the_latest_attempt(store):
     progress.record_quiz("m1-l2", module="m1", seed=2, shown=shown, item_id="a", response=0, correct=True)
     assert progress.summary()["m1"]["quizzes"]["m1-l2"]["answered"] == 1
     text = progress.format_summary()
-    assert "m1-l2: 1/3 answered, best 67% (2 attempts)" in text
+    assert "in progress  Lesson 2: Memory in bytes per parameter: quiz: 1 of 3 questions answered right" in text
 
 
 def test_bad_records_are_refused(store):
@@ -133,7 +134,7 @@ def test_progress_cli(store, capsys):
     register(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(["progress"])
     assert args.handler(args) == 0
-    assert "lab3-kv-cache: 4/4 all passed" in capsys.readouterr().out
+    assert "(lab3-kv-cache): all 4 visible tests pass" in capsys.readouterr().out
     args = parser.parse_args(["progress", "--json"])
     assert args.handler(args) == 0
     assert json.loads(capsys.readouterr().out)["m3"]["labs"]["lab3-kv-cache"]["checks"] == 1
@@ -144,4 +145,4 @@ def test_show_progress_displays_summary(store, monkeypatch):
     shown = []
     monkeypatch.setattr("IPython.display.display", lambda obj: shown.append(obj))
     progress.show_progress()
-    assert "lab1-roofline: 1/3" in shown[0].data
+    assert "(lab1-roofline)</a></td><td>1 of 3 visible tests pass" in shown[0].data

@@ -1,0 +1,133 @@
+"""Where a learner stands in the whole course: every lesson (its quiz), lab and module test, in
+course order, each not started / in progress / done with what its score means, and the share done
+per module. `course progress` prints it; the start page shows it as a table.
+
+The course's shape comes from the same place as the start page (coursekit.index.MODULES and the
+notebooks that exist); the learner's state from the progress store (coursekit.progress).
+"""
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import progress
+from .index import MODULES, notebook_title
+from .paths import course_root
+from .work import WORK_FOLDER
+
+NOT_STARTED, IN_PROGRESS, DONE = "not started", "in progress", "done"
+MEANING = ("What the scores mean: a lesson quiz counts the questions right on the first try (you may try "
+           "again until right); a module test counts the answers right when you submitted it, against its "
+           "pass mark; a lab counts the visible tests passing at your latest check (`autograder check`; "
+           "hidden tests are graded by your instructor).")
+
+
+@dataclass(frozen=True)
+class Item:
+    title: str
+    path: str      # relative to the course root
+    state: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class Module:
+    title: str
+    items: list[Item]
+
+    @property
+    def done(self) -> int:
+        return sum(i.state == DONE for i in self.items)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def lesson_item(title: str, path: str, attempts: list[dict]) -> Item:
+    if not attempts:
+        return Item(title, path, NOT_STARTED, "quiz not answered yet")
+    latest = attempts[-1]
+    if progress.attempt_finished(latest):
+        best = max((a for a in attempts if progress.attempt_finished(a)), key=lambda a: a.get("score", 0))
+        return Item(title, path, DONE, f"quiz {best.get('score', 0)}/{best.get('total', 0)} right on the first try"
+                                       f" (best of {_plural(len(attempts), 'attempt')})")
+    answered = sum(bool(v.get("correct")) for v in latest.get("items", {}).values())
+    return Item(title, path, IN_PROGRESS, f"quiz: {answered} of {len(latest.get('shown', []))} questions answered right")
+
+
+def test_item(title: str, path: str, attempts: list[dict]) -> Item:
+    if not attempts:
+        return Item(title, path, NOT_STARTED, "not taken yet")
+    best = max(attempts, key=lambda a: a["score"] / a["total"] if a["total"] else 0)
+    mark = f"pass mark {100 * best.get('pass_mark', 0):.0f}%"
+    state = DONE if any(a["passed"] for a in attempts) else IN_PROGRESS
+    verdict = "passed" if state == DONE else "not passed yet"
+    return Item(title, path, state, f"{verdict}: best {best['score']}/{best['total']} right, {mark} "
+                                    f"({_plural(len(attempts), 'attempt')})")
+
+
+def lab_item(title: str, path: str, checks: list[dict]) -> Item:
+    if not checks:
+        return Item(title, path, NOT_STARTED, "not checked yet")
+    last = checks[-1]
+    if last["total"] and last["passed"] == last["total"]:
+        return Item(title, path, DONE, f"all {last['total']} visible tests pass at your latest check")
+    return Item(title, path, IN_PROGRESS, f"{last['passed']} of {last['total']} visible tests pass at your latest check")
+
+
+def course_report(root: Path | None = None, data: dict | None = None) -> list[Module]:
+    root = root or course_root()
+    data = progress.load() if data is None else data
+    modules = []
+    for module_id, title, lab_id in MODULES:
+        folders = sorted((root / "course").glob(f"{module_id}-*"))
+        if not folders:
+            continue
+        items = []
+        for lesson in sorted(folders[0].glob("[0-9]*.ipynb")):
+            number = int(lesson.name.split("-")[0])
+            name = re.sub(r"^Lesson \d+:\s*", "", notebook_title(lesson))
+            attempts = data["quizzes"].get(f"{module_id}-l{number}", {}).get("attempts", [])
+            items.append(lesson_item(f"Lesson {number}: {name}", lesson.relative_to(root).as_posix(), attempts))
+        lab = root / "labs" / lab_id / f"{lab_id}.ipynb"
+        if lab.exists():
+            copy = root / WORK_FOLDER / lab_id / lab.name   # the learner works in their own copy
+            target = copy if copy.exists() else lab
+            name = re.sub(r"^Lab \d+:\s*", "", notebook_title(lab))
+            items.append(lab_item(f"Lab {module_id[1:]}: {name} ({lab_id})", target.relative_to(root).as_posix(),
+                                  data["labs"].get(lab_id, {}).get("checks", [])))
+        test = folders[0] / "module-test.ipynb"
+        if test.exists():
+            attempts = data["module_tests"].get(module_id, {}).get("attempts", [])
+            items.append(test_item(f"Module {module_id[1:]} test", test.relative_to(root).as_posix(), attempts))
+        modules.append(Module(f"Module {module_id[1:]}: {title}", items))
+    return modules
+
+
+def format_report(modules: list[Module]) -> str:
+    lines = []
+    for module in modules:
+        share = module.done / len(module.items) if module.items else 0
+        lines.append(f"{module.title}: {module.done} of {len(module.items)} done ({100 * share:.0f}%)")
+        lines += [f"  {i.state:<12} {i.title}: {i.detail}" for i in module.items]
+    lines.append(MEANING)
+    return "\n".join(lines)
+
+
+def report_html(modules: list[Module], link_from: str = "course") -> str:
+    """The same report as a table; links are relative to the folder `link_from` (the start page's)."""
+    rows = []
+    for module in modules:
+        share = module.done / len(module.items) if module.items else 0
+        rows.append(f"<tr><th colspan='3' style='text-align:left'>{html.escape(module.title)}: {module.done} of "
+                    f"{len(module.items)} done ({100 * share:.0f}%)</th></tr>")
+        for item in module.items:
+            href = Path("/".join([".."] * len(Path(link_from).parts)), item.path).as_posix()
+            rows.append(f"<tr class='course-progress-{item.state.replace(' ', '-')}'><td>{item.state}</td>"
+                        f"<td><a href='{html.escape(href)}'>{html.escape(item.title)}</a></td>"
+                        f"<td>{html.escape(item.detail)}</td></tr>")
+    return (f"<table class='course-progress-table'><tbody>{''.join(rows)}</tbody></table>"
+            f"<p style='color: var(--jp-ui-font-color2)'>{html.escape(MEANING)}</p>")

@@ -1,0 +1,63 @@
+"""coursekit.progress_report: `course progress` and the start page list every lesson, lab and module
+test in course order with its state and what its score means, and each module's share done."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from coursekit import progress
+from coursekit.progress_report import DONE, IN_PROGRESS, MEANING, NOT_STARTED, course_report, format_report, report_html
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch):
+    monkeypatch.setenv("COURSE_PROGRESS_DIR", str(tmp_path / "progress"))
+
+
+def test_nothing_recorded_still_lists_the_whole_course(store):
+    modules = course_report(ROOT)
+    lessons = sorted(ROOT.glob("course/m*/[0-9]*.ipynb"))
+    items = [i for m in modules for i in m.items]
+    assert [i.path for i in items if i.title.startswith("Lesson")] == [p.relative_to(ROOT).as_posix() for p in lessons]
+    assert sum("test" in i.title for i in items) == len(list(ROOT.glob("course/m*/module-test.ipynb")))
+    assert sum(i.title.startswith("Lab") for i in items) == len(list(ROOT.glob("labs/*/*.ipynb")))
+    assert {i.state for i in items} == {NOT_STARTED}
+    text = format_report(modules)
+    assert "Module 1: Training vs inference: 0 of 6 done (0%)" in text and text.endswith(MEANING)
+
+
+def test_states_scores_and_shares(store):
+    shown = ["a", "b"]
+    progress.record_quiz("m1-l1", module="m1", seed=1, shown=shown, item_id="a", response=0, correct=False)
+    for item in shown:
+        progress.record_quiz("m1-l1", module="m1", seed=1, shown=shown, item_id=item, response=1, correct=True)
+    progress.record_quiz("m1-l2", module="m1", seed=1, shown=["a", "b", "c"], item_id="a", response=1, correct=True)
+    progress.record_lab_check("lab1-roofline", 5, 5)
+    progress.record_module_test("m1", bank_id="m1-module-test", student="s", seed=1, pass_mark=0.8,
+                                items={f"i{n}": {"response": n, "correct": n < 10} for n in range(15)})
+    m1 = course_report(ROOT)[0]
+    states = {i.title.split(":")[0]: (i.state, i.detail) for i in m1.items}
+    assert states["Lesson 1"] == (DONE, "quiz 1/2 right on the first try (best of 1 attempt)")
+    assert states["Lesson 2"] == (IN_PROGRESS, "quiz: 1 of 3 questions answered right")
+    assert states["Lesson 3"] == (NOT_STARTED, "quiz not answered yet")
+    assert states["Lab 1"] == (DONE, "all 5 visible tests pass at your latest check")
+    assert states["Module 1 test"] == (IN_PROGRESS, "not passed yet: best 10/15 right, pass mark 80% (1 attempt)")
+    assert m1.done == 2
+    assert "Module 1: Training vs inference: 2 of 6 done (33%)" in format_report([m1])
+
+
+def test_links_lead_to_the_learners_copy_from_the_start_page(store, tmp_path):
+    root = tmp_path / "course-root"
+    for folder in ("course", "labs"):
+        shutil.copytree(ROOT / folder, root / folder)
+    html = report_html(course_report(root))
+    assert "href='../labs/lab1-roofline/lab1-roofline.ipynb'" in html
+    assert "href='../course/m1-training-vs-inference/01-what-each-does.ipynb'" in html
+    copy = root / "work" / "lab1-roofline" / "lab1-roofline.ipynb"
+    copy.parent.mkdir(parents=True)
+    shutil.copy(root / "labs" / "lab1-roofline" / "lab1-roofline.ipynb", copy)
+    assert "href='../work/lab1-roofline/lab1-roofline.ipynb'" in report_html(course_report(root))
