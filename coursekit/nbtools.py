@@ -1,6 +1,7 @@
-"""Small notebook chores: strip outputs before committing.
+"""Small notebook chores: strip outputs before committing; write each lesson's "Next" link.
 
     python -m coursekit.nbtools strip course/ solutions/ labs/
+    python -m coursekit.nbtools next    # the last cell of every lesson, from the course outline
 """
 from __future__ import annotations
 
@@ -46,8 +47,58 @@ def strip_notebook(path: Path) -> bool:
     return False
 
 
+NEXT_TAG = "course-next"
+
+
+def next_links(root: Path) -> dict[Path, str]:
+    """Each lesson's "Next" text: the module's next lesson, or after its last lesson the lab (the
+    learner's own copy) and the module test. Links are relative to the lesson's folder."""
+    import os
+
+    from .progress_report import course_outline, work_path
+
+    def link(step, lesson) -> str:
+        return os.path.relpath(root / work_path(step), (root / lesson.path).parent).replace(os.sep, "/")
+
+    texts = {}
+    for _, steps in course_outline(root):
+        lessons = [s for s in steps if s.kind == "lesson"]
+        after = [s for s in steps if s.kind != "lesson"]
+        for i, lesson in enumerate(lessons):
+            if i + 1 < len(lessons):
+                text = f"**Next:** [{lessons[i + 1].title}]({link(lessons[i + 1], lesson)})"
+            else:
+                parts = [f"[{s.title}]({link(s, lesson)})" + (" in your own copy (`course work` makes it)"
+                                                             if s.kind == "lab" else "") for s in after]
+                text = "**Next:** " + ", then ".join(parts) if parts else "**Next:** back to the start page"
+            texts[root / lesson.path] = text
+    return texts
+
+
+def set_next_cell(path: Path, text: str) -> bool:
+    """Make the lesson's last cell the tagged "Next" markdown cell with `text`; True if the file changed."""
+    before = path.read_text(encoding="utf-8")
+    nb = nbformat.reads(before, as_version=4)
+    nb.cells = [c for c in nb.cells if NEXT_TAG not in c.metadata.get("tags", [])]
+    cell = nbformat.v4.new_markdown_cell(text, metadata={"tags": [NEXT_TAG]})
+    cell["id"] = NEXT_TAG   # stable: regenerating leaves the file byte-identical
+    nb.cells.append(cell)
+    after = nbformat.writes(nb) + "\n"
+    if after != before:
+        path.write_text(after, encoding="utf-8")
+        return True
+    return False
+
+
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["next"]:
+        from .paths import course_root
+
+        changed = [p for p, text in next_links(course_root()).items() if set_next_cell(p, text)]
+        for p in changed:
+            print(f"wrote the Next link of {p}")
+        return 0
     if not argv or argv[0] != "strip":
         print(__doc__.strip(), file=sys.stderr)
         return 2

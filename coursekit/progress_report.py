@@ -78,32 +78,59 @@ def lab_item(title: str, path: str, checks: list[dict]) -> Item:
     return Item(title, path, IN_PROGRESS, f"{last['passed']} of {last['total']} visible tests pass at your latest check")
 
 
-def course_report(root: Path | None = None, data: dict | None = None) -> list[Module]:
-    root = root or course_root()
-    data = progress.load() if data is None else data
-    modules = []
+@dataclass(frozen=True)
+class Step:
+    kind: str      # "lesson", "lab" or "test"
+    key: str       # the quiz bank, lab or module id its progress is stored under
+    title: str
+    path: str      # relative to the course root; a lab's is the release notebook in labs/
+
+
+def course_outline(root: Path) -> list[tuple[str, list[Step]]]:
+    """(module title, its steps in course order: lessons, lab, module test) for each module that exists."""
+    outline = []
     for module_id, title, lab_id in MODULES:
         folders = sorted((root / "course").glob(f"{module_id}-*"))
         if not folders:
             continue
-        items = []
+        steps = []
         for lesson in sorted(folders[0].glob("[0-9]*.ipynb")):
             number = int(lesson.name.split("-")[0])
             name = re.sub(r"^Lesson \d+:\s*", "", notebook_title(lesson))
-            attempts = data["quizzes"].get(f"{module_id}-l{number}", {}).get("attempts", [])
-            items.append(lesson_item(f"Lesson {number}: {name}", lesson.relative_to(root).as_posix(), attempts))
+            steps.append(Step("lesson", f"{module_id}-l{number}", f"Lesson {number}: {name}",
+                              lesson.relative_to(root).as_posix()))
         lab = root / "labs" / lab_id / f"{lab_id}.ipynb"
         if lab.exists():
-            copy = root / WORK_FOLDER / lab_id / lab.name   # the learner works in their own copy
-            target = copy if copy.exists() else lab
             name = re.sub(r"^Lab \d+:\s*", "", notebook_title(lab))
-            items.append(lab_item(f"Lab {module_id[1:]}: {name} ({lab_id})", target.relative_to(root).as_posix(),
-                                  data["labs"].get(lab_id, {}).get("checks", [])))
+            steps.append(Step("lab", lab_id, f"Lab {module_id[1:]}: {name} ({lab_id})", lab.relative_to(root).as_posix()))
         test = folders[0] / "module-test.ipynb"
         if test.exists():
-            attempts = data["module_tests"].get(module_id, {}).get("attempts", [])
-            items.append(test_item(f"Module {module_id[1:]} test", test.relative_to(root).as_posix(), attempts))
-        modules.append(Module(f"Module {module_id[1:]}: {title}", items))
+            steps.append(Step("test", module_id, f"Module {module_id[1:]} test", test.relative_to(root).as_posix()))
+        outline.append((f"Module {module_id[1:]}: {title}", steps))
+    return outline
+
+
+def work_path(step: Step) -> str:
+    """Where the learner opens a step: a lab in their own copy under work/, the rest where it is."""
+    return f"{WORK_FOLDER}/{step.key}/{step.key}.ipynb" if step.kind == "lab" else step.path
+
+
+def course_report(root: Path | None = None, data: dict | None = None) -> list[Module]:
+    root = root or course_root()
+    data = progress.load() if data is None else data
+    modules = []
+    for title, steps in course_outline(root):
+        items = []
+        for step in steps:
+            if step.kind == "lesson":
+                items.append(lesson_item(step.title, step.path, data["quizzes"].get(step.key, {}).get("attempts", [])))
+            elif step.kind == "lab":
+                path = work_path(step) if (root / work_path(step)).exists() else step.path
+                items.append(lab_item(step.title, path, data["labs"].get(step.key, {}).get("checks", [])))
+            else:
+                items.append(test_item(step.title, step.path,
+                                       data["module_tests"].get(step.key, {}).get("attempts", [])))
+        modules.append(Module(title, items))
     return modules
 
 

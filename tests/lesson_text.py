@@ -25,12 +25,13 @@ class Lessons:
         return "\n".join(c.source for c in self.nb(name).cells if c.cell_type == "code")
 
     def check_structure(self, name, quiz_id, headings):
-        """Headings present, a figure drawn, the quiz last, and every code cell committed without outputs."""
+        """Headings present, a figure drawn, the quiz the last code cell, and every code cell committed without outputs."""
         nb, text = self.nb(name), self.markdown(name)
         for heading in headings:
             assert heading in text, f"{name}: missing {heading}"
         assert "plt.show()" in self.code(name), f"{name}: no figure"
-        assert nb.cells[-1].source.strip().endswith(f'show_quiz("{quiz_id}")')
+        last_code = [c for c in nb.cells if c.cell_type == "code"][-1]   # only the "Next" link follows it
+        assert last_code.source.strip().endswith(f'show_quiz("{quiz_id}")')
         for cell in nb.cells:
             if cell.cell_type == "code":
                 assert cell.outputs == [] and cell.execution_count is None, f"{name}: outputs committed"

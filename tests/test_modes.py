@@ -32,3 +32,14 @@ def test_student_config_hides_instructor_tools_and_keeps_student_ones():
     assert not {"@jupyter/nbgrader:assignment-list", "@jupyter/nbgrader:validate-assignment"} & set(disabled)
     server = json.loads((STUDENT_CONFIG / "jupyter_server_config.json").read_text())
     assert server["ServerApp"]["jpserver_extensions"]["nbgrader.server_extensions.formgrader"] is False
+
+
+@pytest.mark.slow
+def test_doctor_in_a_student_mode_terminal_reports_the_install_not_the_mode(monkeypatch):
+    """A course terminal inherits the student server's JUPYTER_CONFIG_PATH; the doctor still checks
+    what is installed, where every nbgrader plugin is on."""
+    from coursekit.doctor import check_lab_extensions, check_server_extension
+
+    monkeypatch.setenv("JUPYTER_CONFIG_PATH", mode_env("student", {})["JUPYTER_CONFIG_PATH"])
+    assert all(c.ok for c in check_lab_extensions()), check_lab_extensions()
+    assert check_server_extension().ok
