@@ -147,3 +147,19 @@ def test_instructor_mode_shows_the_instructor_tools(clone, laptop_page):
         assert "Assignment List" in labels and "Formgrader" in labels, labels
         assert page.locator(CREATE_ASSIGNMENT).count() == 1
         assert status_of(server, "formgrader") == 200
+
+
+def test_start_page_lists_every_step_and_opens_a_lesson(student_server, laptop_page):
+    """The start page's progress table at 1280x800: every lesson, lab and module test with its
+    state, each module's share done, and its links open the notebook."""
+    page = laptop_page
+    open_notebook(page, student_server, "course/index.ipynb")
+    table = page.locator(".jp-OutputArea-output .course-progress-table").first
+    run_all_cells(page, until=table)
+    text = table.inner_text()
+    assert "Module 1: Training vs inference:" in text and "done (" in text
+    lessons = len(list(student_server.root.glob("course/m*/[0-9]*.ipynb")))
+    assert table.locator("a", has_text="Lesson").count() == lessons
+    assert table.locator("a", has_text="Lab 1:").count() == 1 and "not started" in text
+    table.locator("a", has_text="Lesson 2:").first.click()
+    page.wait_for_selector(".lm-TabBar-tab.jp-mod-current:has-text('02-memory-per-parameter')", timeout=60_000)
