@@ -279,7 +279,7 @@ def summary_rows(report: dict | None = None) -> list[tuple[str, str, str, str]]:
     return rows
 
 
-def format_summary(report: dict | None = None) -> str:
+def format_summary() -> str:
     """`course progress`: every lesson, lab and module test with its state (coursekit.progress_report)."""
     from .progress_report import course_report, format_report
 
@@ -290,7 +290,7 @@ def format_summary(report: dict | None = None) -> str:
     return "\n".join(lines)
 
 
-def progress_html(report: dict | None = None) -> str:
+def progress_html() -> str:
     """The start page's table: the same report as `course progress`."""
     import html
 
