@@ -34,6 +34,7 @@ from autograder.reference import reference_output
 from autograder.sandbox import allowed_paths, default_hidden, kill_uid, needed_paths
 from autograder.spec import REPO_ROOT, Case, LabSpec, Task
 from autograder.thin import thin
+from coursekit.paths import course_root
 
 MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024
 # Signals a process dies from when memory runs out: the kernel's OOM killer, C code that aborts on a
@@ -498,7 +499,8 @@ class GradingPool:
             self._counter += 1
             number = self._counter
         job_path, result_path = self._jobs / f"job-{number}.json", self._jobs / f"result-{number}.json"
-        hide = default_hidden(REPO_ROOT, notebook.resolve(), spec.solution_path(), self.hide)
+        hide = tuple(dict.fromkeys(default_hidden(REPO_ROOT, notebook.resolve(), spec.solution_path(), self.hide)
+                                   + default_hidden(course_root(), notebook.resolve(), spec.solution_path())))
         hide += ((str(self._jobs), "grader job files"),)
         job = {
             "cells": cells,

@@ -203,7 +203,7 @@ def lab_module(lab_id: str) -> str:
 
 
 def record_lab_check(lab_id: str, passed: int, total: int, *, module: str | None = None) -> dict:
-    """Record an `autograder check` run: how many of the lab's visible checks passed."""
+    """Record a `course check` run: how many of the lab's visible checks passed."""
     if not 0 <= passed <= total:
         raise ValueError(f"record_lab_check({lab_id!r}): passed={passed} must be between 0 and total={total}")
     check = {"time": _now(), "passed": int(passed), "total": int(total)}
@@ -285,7 +285,7 @@ def format_summary(report: dict | None = None) -> str:
     for note in load()["recovered"]:
         lines.append(f"NOTE: an unreadable store was backed up to {note['backup']} on {note['time']} ({note['error']})")
     if not rows:
-        lines.append("Nothing recorded yet: answer a lesson quiz, take a module test or run `autograder check`.")
+        lines.append("Nothing recorded yet: answer a lesson quiz, take a module test or run `course check`.")
     for module, quizzes, test, labs in rows:
         lines += [f"{module}", f"  quizzes:     {quizzes}", f"  module test: {test}", f"  labs:        {labs}"]
     return "\n".join(lines)

@@ -456,7 +456,7 @@ SHIPPED_SPECS = sorted((Path(__file__).resolve().parents[1] / "autograder" / "sp
 def test_each_solution_keeps_to_its_tasks_forbidden_list(spec_file):
     """A task's `forbidden` list (default spec.DEFAULT_FORBIDDEN) must let its own solution through:
     a lab whose solution calls a course calculator inside a graded function declares what it may call."""
-    from autograder.reach import call_watched
+    from coursekit.checks.reach import call_watched
     from autograder.reference import solution_namespace
 
     spec = load_spec(spec_file)

@@ -1,9 +1,9 @@
 """Which of the course's own reference code a graded function reaches while it runs.
 
-A task may forbid modules (`Task.forbidden`; default `spec.DEFAULT_FORBIDDEN`): calling the course's
+A task may forbid modules (`Task.forbidden`; default `cases.DEFAULT_FORBIDDEN`): calling the course's
 calculators or the spec's helpers instead of writing the function is not the student's answer. A
 profile hook sees every Python function entered during one call; the first whose module is forbidden
-is the answer. Used by the harness (the judge's run) and by `autograder.check` (the student's own
+is the answer. Used by the grader's harness (the judge's run) and by `coursekit.checks.visible` (the student's own
 visible check, which warns).
 """
 from __future__ import annotations
