@@ -26,7 +26,8 @@ from typing import Any, Callable
 
 # The student-safe pieces live in coursekit (students' visible checks use them without the grader);
 # specs keep importing them from here.
-from coursekit.checks.cases import DEFAULT_FORBIDDEN, Case, approx, as_number, encode, pick_keys, plain_args
+from coursekit.checks.cases import (DEFAULT_FORBIDDEN, Case, approx, as_number, encode, pick_keys,  # noqa: F401
+                                    plain_args)
 from coursekit.checks.visible import VisibleTask
 
 REPO_ROOT = Path(__file__).resolve().parent.parent

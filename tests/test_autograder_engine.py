@@ -284,6 +284,7 @@ def test_default_hidden_paths_cover_course_and_siblings(tmp_path):
     assert hidden_paths[str(tmp_path / "course" / "gradebook.db")] == "gradebook"
     assert hidden_paths["/repo/solutions/lab"] == "solutions"
     assert hidden_paths["/repo/autograder/instructor-secret"] == "instructor secret"
+    assert hidden_paths["/repo/instructor-secret"] == "instructor secret"
 
 
 def test_default_hidden_paths_include_git_metadata(tmp_path):

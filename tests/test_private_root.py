@@ -29,8 +29,8 @@ SKIP = {".venv", "__pycache__", ".pytest_cache", "artifacts", ".ipynb_checkpoint
 
 
 def checkout_state() -> tuple[str, dict[str, tuple[int, int]]]:
-    """`git status --porcelain --ignored` and (size, mtime) of every file of the checkout but caches."""
-    status = subprocess.run(["git", "status", "--porcelain", "--ignored"], cwd=ROOT, capture_output=True,
+    """`git status --porcelain` and (size, mtime) of every file of the checkout but caches."""
+    status = subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, capture_output=True,
                             text=True, check=True).stdout
     files = {}
     for folder, dirs, names in os.walk(ROOT):

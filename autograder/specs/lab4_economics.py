@@ -10,9 +10,9 @@ from __future__ import annotations
 import math
 import random
 
-from autograder.spec import Case, LabSpec, Task, approx
+from autograder.spec import Case, LabSpec, Task
 from coursekit import prices
-from coursekit.checks.lab4_economics import TCO_KEYS, compare_ranking, encode_rows, pick_tco
+from coursekit.checks.lab4_economics import compare_ranking, encode_rows, pick_tco
 from coursekit.calc import levers, serving_cost, tco
 
 LAB = "lab4-economics"

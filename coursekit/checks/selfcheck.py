@@ -19,6 +19,8 @@ import symtable
 from dataclasses import dataclass
 from pathlib import Path
 
+from coursekit.nbcells import is_answer_cell, is_test_cell
+
 from .visible import load_checks, run_task
 
 LAB_CALL = re.compile(r"run_visible\(\s*['\"]([^'\"]+)['\"]")
@@ -39,15 +41,6 @@ def lab_of(notebook: dict, path: Path) -> str:
         if found:
             return found.group(1)
     return path.stem
-
-
-def _is_test(cell: dict) -> bool:
-    meta = cell.get("metadata", {}).get("nbgrader") or {}
-    return bool(meta.get("grade")) and not meta.get("solution")
-
-
-def _is_answer(cell: dict) -> bool:
-    return bool((cell.get("metadata", {}).get("nbgrader") or {}).get("solution"))
 
 
 def _names(source: str) -> tuple[set[str], set[str]]:
@@ -81,7 +74,7 @@ def _units(index: int, cell: dict) -> list[_Unit]:
         body = ast.parse(source).body
     except SyntaxError:
         return [_Unit(index, source, None, True)]      # running it reports the problem
-    if _is_answer(cell):
+    if is_answer_cell(cell):
         return [_Unit(index, source, _names(source), True)]
     lines, spans = source.splitlines(keepends=True), []
     for node in body:
@@ -104,7 +97,7 @@ def _units(index: int, cell: dict) -> list[_Unit]:
 def needed_code(cells: list[dict], functions: set[str]) -> list[_Unit]:
     """What to run for `functions`, in notebook order: answer cells, and every statement binding a needed
     name, where a needed statement's reads are needed too."""
-    units = [u for i, c in enumerate(cells) if c.get("cell_type") == "code" and not _is_test(c) for u in _units(i, c)]
+    units = [u for i, c in enumerate(cells) if c.get("cell_type") == "code" and not is_test_cell(c) for u in _units(i, c)]
     keep = {n for n, u in enumerate(units) if u.always}
     needed = set(functions)
     while True:
@@ -118,7 +111,7 @@ def needed_code(cells: list[dict], functions: set[str]) -> list[_Unit]:
 
 def every_code_cell(cells: list[dict]) -> list[_Unit]:
     return [_Unit(i, "".join(c.get("source", "")), None, True) for i, c in enumerate(cells)
-            if c.get("cell_type") == "code" and not _is_test(c)]
+            if c.get("cell_type") == "code" and not is_test_cell(c)]
 
 
 def run_check(path: Path, every_cell: bool = False) -> tuple[str, list[TaskCheck], list[str]]:
