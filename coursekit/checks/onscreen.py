@@ -29,14 +29,28 @@ def _sessions(server: dict) -> list[dict]:
         return json.load(response)
 
 
+def running_servers() -> list[dict]:
+    """The server files of running Jupyter servers (jupyter_server's list_running_servers, without
+    importing jupyter_server: that import alone costs seconds, longer than the rest of a check)."""
+    try:
+        from jupyter_core.paths import jupyter_runtime_dir
+    except ImportError:
+        return []
+    servers = []
+    for file in sorted(Path(jupyter_runtime_dir()).glob("jpserver-*.json")):
+        try:
+            info = json.loads(file.read_text(encoding="utf-8"))
+            os.kill(int(info["pid"]), 0)           # a server that is gone leaves its file behind
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        servers.append(info)
+    return servers
+
+
 def unsaved_work(path: Path) -> str | None:
     """A warning when a running Jupyter server has `path` open with a kernel active since its last save."""
-    try:
-        from jupyter_server.serverapp import list_running_servers
-    except ImportError:
-        return None
     path, saved = path.resolve(), path.stat().st_mtime
-    for server in list_running_servers():
+    for server in running_servers():
         try:
             sessions = _sessions(server)
         except (OSError, ValueError):
