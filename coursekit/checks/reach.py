@@ -25,7 +25,9 @@ def call_watched(function: Callable[..., Any], args: tuple, kwargs: dict,
     seen: list[str] = []
 
     def hook(frame, event, _arg):
-        if event == "call" and not seen:
+        # "<module>": a forbidden module's body runs when the function first imports it; importing is not
+        # calling (a check that ran only the code it needs may not have imported it yet)
+        if event == "call" and not seen and frame.f_code.co_qualname != "<module>":
             module = frame.f_globals.get("__name__", "")
             if isinstance(module, str) and _matches(module, frame.f_code.co_qualname, forbidden):
                 seen.append(f"{module}.{frame.f_code.co_qualname}")
