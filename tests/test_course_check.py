@@ -41,6 +41,8 @@ def test_only_the_code_the_tasks_need_runs():
     assert [(u.cell, u.source.strip()) for u in units] == [
         (0, "import math"), (0, "TABLE = {'a': 2}"), (1, cells[1].source), (2, "SQUARE = 2")]
     assert [u.cell for u in selfcheck.every_code_cell(cells)] == [0, 1, 2, 3]
+    broken = [answer("return 1"), nbformat.v4.new_code_cell("def f(:")]      # run, so the check reports them
+    assert [u.cell for u in selfcheck.needed_code(broken, {"area"})] == [0, 1]
 
 
 def test_work_copy_passes_without_the_grader_and_names_a_wrong_answer(tmp_path):

@@ -72,10 +72,10 @@ def _units(index: int, cell: dict) -> list[_Unit]:
     source = TransformerManager().transform_cell("".join(cell.get("source", "")))
     try:
         body = ast.parse(source).body
+        if is_answer_cell(cell):
+            return [_Unit(index, source, _names(source), True)]
     except SyntaxError:
         return [_Unit(index, source, None, True)]      # running it reports the problem
-    if is_answer_cell(cell):
-        return [_Unit(index, source, _names(source), True)]
     lines, spans = source.splitlines(keepends=True), []
     for node in body:
         first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
