@@ -17,12 +17,13 @@ from pathlib import Path
 import nbformat
 from nbformat.v4 import new_markdown_cell, new_output
 
+from coursekit.nbcells import nbgrader_meta
+
 from .course import Course
 
 
 def _grade_id(cell) -> str | None:
-    meta = cell.get("metadata", {}).get("nbgrader") or {}
-    return meta.get("grade_id")
+    return nbgrader_meta(cell).get("grade_id")
 
 
 def _verdict_output(task: dict):

@@ -8,11 +8,12 @@
     autograder export [--format csv|canvas]    grades as CSV or a Canvas gradebook import
     autograder report [LAB]                    distributions, failure reasons, flags, item analytics
     autograder status [LAB]                    graded / failed (reason) / pending per student
-    autograder check NOTEBOOK                  a learner's visible tests, with teaching messages
+    autograder check NOTEBOOK                  alias of the student's `course check NOTEBOOK`
 """
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -136,20 +137,10 @@ def cmd_status(args, course: Course) -> int:
 
 
 def cmd_check(args, course: Course | None) -> int:
-    from .onscreen import saved_version, unsaved_work
-    from .selfcheck import record_progress, render, run_check
+    """The instructor's alias of the student's `course check`: the same code, in coursekit."""
+    from coursekit.checks.selfcheck import check_notebook
 
-    path = Path(args.notebook)
-    stale = unsaved_work(path) if path.is_file() else None   # asked first: running the cells takes a while
-    lab_id, checks, problems = run_check(path)
-    print(render(lab_id, checks, problems))
-    print(saved_version(path))
-    passed = sum(c.passed for c in checks)
-    if stale:
-        print(f"WARNING: {stale}\n(progress not recorded: the saved file may be out of date)")
-    elif record_progress(lab_id, passed, len(checks)):
-        print("(progress recorded)")
-    return 0 if passed == len(checks) else 1
+    return check_notebook(Path(args.notebook))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -203,7 +194,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("lab", nargs="?")
     p.set_defaults(handler=cmd_status)
 
-    p = sub.add_parser("check", help="run a lab notebook's visible tests (for learners)")
+    p = sub.add_parser("check", help="alias of `course check`: a lab notebook's visible tests")
     p.add_argument("notebook")
     p.set_defaults(handler=cmd_check)
     return parser
@@ -216,6 +207,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "check":
             return args.handler(args, None)
         course = Course.find(args.root)
+        os.environ["COURSE_ROOT"] = str(course.root)   # specs, the secret, nbgrader: all from this root
         return args.handler(args, course)
     except (ValueError, FileNotFoundError, RuntimeError) as error:
         print(f"autograder {args.command}: {error}", file=sys.stderr)

@@ -81,10 +81,11 @@ class Course:
         return [lab]
 
     def spec(self, lab_id: str) -> LabSpec:
-        """The lab's spec: autograder/specs/<lab>.py, else a folder on AUTOGRADER_SPEC_PATH (fixtures)."""
+        """The lab's spec: solutions/<lab>/spec.py under this root, else autograder/specs/<lab>.py, else
+        a folder on AUTOGRADER_SPEC_PATH (fixtures)."""
         from .spec import load_spec
 
-        return load_spec(lab_id)
+        return load_spec(lab_id, self.root)
 
     def submissions(self, lab_id: str, student: str | None = None) -> list[Submission]:
         """Every submitted/<student>/<lab>/<notebook>, sorted by student id."""

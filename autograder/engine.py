@@ -34,6 +34,8 @@ from autograder.reference import reference_output
 from autograder.sandbox import allowed_paths, default_hidden, kill_uid, needed_paths
 from autograder.spec import REPO_ROOT, Case, LabSpec, Task
 from autograder.thin import thin
+from coursekit.nbcells import is_test_cell, nbgrader_meta
+from coursekit.paths import course_root
 
 MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024
 # Signals a process dies from when memory runs out: the kernel's OOM killer, C code that aborts on a
@@ -97,12 +99,6 @@ class _Failed(Exception):
 
 # ---------------------------------------------------------------- the submission, parsed by the trusted side
 
-def _nbgrader(cell: dict) -> dict:
-    meta = cell.get("metadata") if isinstance(cell.get("metadata"), dict) else {}
-    nbg = meta.get("nbgrader")
-    return nbg if isinstance(nbg, dict) else {}
-
-
 def read_submission(notebook: Path) -> bytes:
     """The notebook's bytes, opened without following a symbolic link (a link could point at the
     instructor's solution); raise _Failed for a link, a non-file or an oversized file."""
@@ -156,7 +152,7 @@ def notebook_cells(data: Any, spec: LabSpec) -> list[tuple[int, str]]:
         raise _Failed(f"unsupported notebook format {data.get('nbformat')!r}: expected nbformat 4")
     seen: dict[str, int] = {}
     for cell in data["cells"]:
-        grade_id = _nbgrader(cell if isinstance(cell, dict) else {}).get("grade_id")
+        grade_id = nbgrader_meta(cell).get("grade_id")
         if isinstance(grade_id, str):
             seen[grade_id] = seen.get(grade_id, 0) + 1
     duplicated = sorted(g for g, n in seen.items() if n > 1)
@@ -171,8 +167,7 @@ def notebook_cells(data: Any, spec: LabSpec) -> list[tuple[int, str]]:
     for index, cell in enumerate(data["cells"]):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
-        nbg = _nbgrader(cell)
-        if nbg.get("grade_id") in task_ids or (nbg.get("grade") is True and nbg.get("solution") is not True):
+        if nbgrader_meta(cell).get("grade_id") in task_ids or is_test_cell(cell):
             continue                 # test cells: the trusted side judges these tasks itself
         source = cell.get("source", "")
         if isinstance(source, list):
@@ -498,7 +493,8 @@ class GradingPool:
             self._counter += 1
             number = self._counter
         job_path, result_path = self._jobs / f"job-{number}.json", self._jobs / f"result-{number}.json"
-        hide = default_hidden(REPO_ROOT, notebook.resolve(), spec.solution_path(), self.hide)
+        hide = tuple(dict.fromkeys(default_hidden(REPO_ROOT, notebook.resolve(), spec.solution_path(), self.hide)
+                                   + default_hidden(course_root(), notebook.resolve(), spec.solution_path())))
         hide += ((str(self._jobs), "grader job files"),)
         job = {
             "cells": cells,

@@ -11,7 +11,7 @@ import ast
 import re
 
 TESTING_ROOTS = {"unittest", "testing", "TestCase", "pytest", "autograder", "builtins", "__builtins__",
-                 "check", "hidden", "run_visible", "check_task", "math", "json"}
+                 "check", "checks", "hidden", "run_visible", "check_task", "math", "json"}
 ASSERT_NAMES = re.compile(r"^(assert\w*|isclose|allclose|array_equal|equal|approx|encode|compare|dumps)$")
 GRADING_ENV = re.compile(r"NBGRADER|GRAD|COURSE|SECRET|AUTOGRADER|JUPYTER|PYTEST|CI$", re.I)
 HIDDEN_WORDS = re.compile(r"solutions|instructor-secret|gradebook|submitted|autograded|/proc/self/environ"

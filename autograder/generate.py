@@ -1,10 +1,12 @@
-"""Student versions from solutions: nbgrader generate_assignment, then outputs stripped."""
+"""Student versions from solutions: nbgrader generate_assignment, outputs stripped, and the visible
+checks written beside them as data (<lab>.checks.json), so students never need the grader."""
 from __future__ import annotations
 
 from pathlib import Path
 
 from coursekit.nbtools import iter_notebooks, strip_notebook
 
+from .check import write_checks
 from .course import Course
 
 
@@ -25,4 +27,5 @@ def generate(course: Course, lab_id: str, *, release: Path | None = None, db_url
         raise RuntimeError(f"nbgrader generate_assignment {lab_id} wrote no notebook into {out}")
     for path in notebooks:
         strip_notebook(path)    # committed student versions carry no outputs (docs/DESIGN.md)
+    write_checks(course.spec(lab_id), out)
     return notebooks

@@ -15,7 +15,7 @@ import sys
 from typing import Any
 
 from autograder.flags import GRADING_ENV
-from autograder.reach import call_watched
+from coursekit.checks.reach import call_watched
 from autograder.spec import Case, LabSpec
 
 RESULT_TOO_LARGE = 75        # exit status the engine reads as "result too large"
@@ -54,8 +54,9 @@ class Observer:
         "unittest.case.TestCase": None, "numpy.testing": None, "torch.testing": None,
         "math": ["isclose"], "builtins": ["isinstance", "print", "open", "__import__", "AssertionError",
                                           "type", "float", "int", "len"],
-        "json": ["dumps", "loads"], "autograder.spec": ["encode", "approx"],
-        "autograder.check": ["run_visible"], "autograder.hidden": ["check_task"], "os": ["_exit", "environ"],
+        "json": ["dumps", "loads"], "coursekit.checks.cases": ["encode", "approx"],
+        "coursekit.checks": ["run_visible"], "coursekit.checks.visible": ["run_visible", "run_task"],
+        "autograder.hidden": ["check_task"], "os": ["_exit", "environ"],
     }
 
     def __init__(self, hidden: list[tuple[str, str]], workdir: str, keep: list[str] = (),
@@ -100,7 +101,8 @@ class Observer:
             self.flags.add("network: tried to connect")
         elif event == "object.__setattr__" and args and isinstance(args[0], type):
             module = getattr(args[0], "__module__", "") or ""
-            if module.startswith(("unittest", "numpy.testing", "torch.testing", "autograder", "builtins")):
+            if module.startswith(("unittest", "numpy.testing", "torch.testing", "autograder", "coursekit.checks",
+                                  "builtins")):
                 self.flags.add(f"tamper: patches {args[0].__name__}.{args[1]}")
         elif event == "sys.setprofile" or event == "sys.settrace":
             if _from_student():

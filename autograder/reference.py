@@ -14,12 +14,9 @@ from typing import Any, Callable
 import nbformat
 
 from autograder.spec import Case, LabSpec, Task
+from coursekit.nbcells import is_answer_cell, nbgrader_meta
 
 _NAMESPACES: dict[tuple[str, int], dict] = {}
-
-
-def _nbgrader(cell) -> dict:
-    return cell.get("metadata", {}).get("nbgrader", {}) or {}
 
 
 def _python(source: str) -> str:
@@ -47,22 +44,22 @@ def solution_namespace(path: Path) -> dict:
     notebook = nbformat.read(path, as_version=4)
     namespace: dict[str, Any] = {"__name__": f"solution:{path.stem}"}
     code_cells = [cell for cell in notebook.cells if cell.cell_type == "code"]
-    solution_cells = [cell for cell in code_cells if _nbgrader(cell).get("solution") is True]
+    solution_cells = [cell for cell in code_cells if is_answer_cell(cell)]
     if not solution_cells:
         raise ValueError(f"{path}: no solution cells (code cells with nbgrader.solution == true)")
     setup = "\n".join(_imports(_python(cell.source)) for cell in code_cells
-                      if not _nbgrader(cell).get("solution") and not _nbgrader(cell).get("grade"))
+                      if not is_answer_cell(cell) and not nbgrader_meta(cell).get("grade"))
     try:
         exec(compile(setup, f"{path}:imports", "exec"), namespace)
     except Exception as error:
         raise RuntimeError(f"{path}: importing the setup cells' modules failed: {error!r}") from error
     for index, cell in enumerate(code_cells):
-        if _nbgrader(cell).get("solution") is not True:
+        if not is_answer_cell(cell):
             continue
         try:
             exec(compile(_python(cell.source), f"{path}:cell{index}", "exec"), namespace)
         except Exception as error:
-            grade_id = _nbgrader(cell).get("grade_id", f"code cell {index}")
+            grade_id = nbgrader_meta(cell).get("grade_id", f"code cell {index}")
             raise RuntimeError(f"{path}: solution cell {grade_id} failed: {error!r}") from error
     _NAMESPACES[key] = namespace
     return namespace

@@ -426,6 +426,7 @@ def default_hidden(course_root: Path, notebook: Path, solution: Path, extra=()) 
         (course_root / "submitted", "submissions"), (course_root / "autograded", "autograded notebooks"),
         (course_root / "feedback", "feedback"), (course_root / "gradebook.db", "gradebook"),
         (course_root / "autograder" / "instructor-secret", "instructor secret"),
+        (course_root / "instructor-secret", "instructor secret"),
         (solution.parent, "solutions"), (notebook.parent, "submissions"),
         (Path("/root"), "home folders"), (Path("/home"), "home folders"),
     ]

@@ -12,20 +12,33 @@ import os
 import secrets as _random
 from pathlib import Path
 
+from coursekit.paths import course_root
+
 SECRET_ENV = "COURSE_GRADING_SECRET"
-SECRET_FILE = Path(__file__).resolve().parent / "instructor-secret"
+SECRET_NAME = "instructor-secret"
+OLD_SECRET_FILE = Path(__file__).resolve().parent / SECRET_NAME   # where it lived before it moved under the root
+
+
+def secret_file(root: Path | None = None) -> Path:
+    """<course root>/instructor-secret: the secret lives with the rest of the instructor's material, so a
+    private course root (`--root DIR` or COURSE_ROOT) keeps it out of the public checkout."""
+    return Path(root or course_root()) / SECRET_NAME
 
 
 def load_secret(create: bool = True, path: Path | None = None) -> bytes:
-    """The secret from $COURSE_GRADING_SECRET, else from autograder/instructor-secret.
+    """The secret from $COURSE_GRADING_SECRET, else from the file `secret_file()` (labs and quizzes alike).
 
     The file is created (mode 0600, 32 random bytes as hex) on an instructor's first use; it is in
-    .gitignore and must never be committed or shipped to students.
+    .gitignore and must never be committed or shipped to students. A secret made before the file moved
+    under the root (autograder/instructor-secret) is still read, so regrading draws the same cases.
     """
     value = os.environ.get(SECRET_ENV)
     if value:
         return value.encode("utf-8")
-    path = path or SECRET_FILE
+    if path is None:
+        path = secret_file()
+        if not path.exists() and OLD_SECRET_FILE.exists() and course_root() == OLD_SECRET_FILE.parent.parent:
+            path = OLD_SECRET_FILE
     if not path.exists():
         if not create:
             raise FileNotFoundError(f"{path}: no instructor secret (set {SECRET_ENV} or create this file)")

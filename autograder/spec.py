@@ -7,7 +7,8 @@ function matches the trusted reference on every visible case and on `n_hidden` h
 Why data, not asserts: the trusted grader must judge *outside* the student's process. The student
 process only calls the student's function on the case inputs and returns encoded outputs; the
 trusted process computes the reference on the same inputs and compares. The same spec also drives
-the visible checks a student runs in the notebook (`autograder.check.run_visible`) and the hidden
+the visible checks a student runs in the notebook (`coursekit.checks.run_visible`, from the data
+`autograder generate` writes) and the hidden
 checks inside nbgrader's own kernel (`autograder.hidden.check_task`), so all three agree.
 
 Data flow of one case (all plain data crosses the process boundary):
@@ -18,105 +19,19 @@ Data flow of one case (all plain data crosses the process boundary):
 """
 from __future__ import annotations
 
-import math
 import random
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
+# The student-safe pieces live in coursekit (students' visible checks use them without the grader);
+# specs keep importing them from here.
+from coursekit.checks.cases import (DEFAULT_FORBIDDEN, Case, approx, as_number, encode, pick_keys,  # noqa: F401
+                                    plain_args)
+from coursekit.checks.visible import VisibleTask
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
-
-
-@dataclass(frozen=True)
-class Case:
-    name: str                                   # shown to the student, e.g. "square 4096 matmul in BF16"
-    args: tuple = ()                            # JSON-able plain data (numbers, strings, lists, dicts)
-    kwargs: dict = field(default_factory=dict)  # JSON-able plain data
-    hint: str = ""                              # teaching message shown when this case fails
-    expected: Any = None                        # visible cases only: the encoded reference output,
-                                                # shown to students; tests check it equals the reference
-
-
-def encode(value: Any) -> Any:
-    """Turn an output into plain JSON-able data. Tensors/arrays become {"shape", "data"}."""
-    if value is None or isinstance(value, (bool, str)):
-        return value
-    if isinstance(value, int) and not isinstance(value, bool):
-        return int(value)
-    if isinstance(value, float):
-        return float(value)
-    if hasattr(value, "detach") and hasattr(value, "tolist"):   # torch.Tensor, without importing torch
-        t = value.detach().to("cpu")
-        if t.is_floating_point():
-            t = t.double()
-        return {"shape": list(t.shape), "data": t.reshape(-1).tolist()}
-    if hasattr(value, "tolist") and hasattr(value, "shape"):   # numpy array or scalar
-        return {"shape": list(value.shape), "data": value.reshape(-1).tolist()} if value.shape else value.item()
-    if isinstance(value, dict):
-        return {str(k): encode(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [encode(v) for v in value]
-    if isinstance(value, (int, float)):  # numpy/torch scalars that passed the checks above
-        return float(value)
-    raise TypeError(f"cannot encode a {type(value).__name__} as plain data")
-
-
-def pick_keys(keys: tuple[str, ...]) -> Callable[[Any], dict[str, float]]:
-    """An encoder for tasks that return a dict: the named keys as floats, or a TypeError naming them."""
-    def encode_keys(out: Any) -> dict[str, float]:
-        if not isinstance(out, dict) or not set(keys) <= set(out):
-            raise TypeError(f"return a dict with keys {', '.join(keys)}")
-        return {key: float(out[key]) for key in keys}
-    return encode_keys
-
-
-def approx(rel: float = 1e-6, abs_: float = 1e-9) -> Callable[[Any, Any], str | None]:
-    """Compare encoded outputs elementwise: numbers within tolerance, everything else exactly."""
-
-    def compare(got: Any, want: Any, path: str = "output") -> str | None:
-        if isinstance(want, bool) or want is None or isinstance(want, str):
-            return None if got == want and type(got) is type(want) else f"{path}: expected {want!r}, got {got!r}"
-        if isinstance(want, (int, float)):
-            if isinstance(got, bool) or not isinstance(got, (int, float)):
-                return f"{path}: expected a number, got {type(got).__name__}"
-            if math.isnan(want):
-                return None if math.isnan(got) else f"{path}: expected NaN, got {got!r}"
-            if math.isclose(got, want, rel_tol=rel, abs_tol=abs_):
-                return None
-            return f"{path}: expected {want:.6g}, got {got:.6g}"
-        if isinstance(want, dict):
-            if not isinstance(got, dict):
-                return f"{path}: expected a {'tensor' if 'shape' in want else 'dict'}, got {type(got).__name__}"
-            if set(got) != set(want):
-                return f"{path}: expected keys {sorted(want)}, got {sorted(got)}"
-            if "shape" in want and got["shape"] != want["shape"]:
-                return f"{path}: expected shape {tuple(want['shape'])}, got {tuple(got['shape'])}"
-            for key in want:
-                message = compare(got[key], want[key], f"{path}[{key!r}]" if "shape" not in want else path)
-                if message:
-                    return message
-            return None
-        if isinstance(want, list):
-            if not isinstance(got, list) or len(got) != len(want):
-                return f"{path}: expected a list of length {len(want)}, got {got!r:.80}"
-            for i, (g, w) in enumerate(zip(got, want)):
-                message = compare(g, w, f"{path}[{i}]")
-                if message:
-                    return message
-            return None
-        return f"{path}: cannot compare {type(want).__name__}"
-
-    return compare
-
-
-def _identity(case: Case) -> tuple[tuple, dict]:
-    return tuple(case.args), dict(case.kwargs)
-
-
-# What no graded function may call by default: the course's calculators and model pieces that answer
-# tasks outright, and the grader's own code (the specs' expected-value helpers, the reference). A task
-# that teaches with a course building block declares its own list (see docs/INSTRUCTORS.md).
-DEFAULT_FORBIDDEN = ("coursekit.calc", "coursekit.nn.moe", "coursekit.nn.decoder.greedy_generate", "autograder")
+SPEC_FILE = "spec.py"   # <course root>/solutions/<lab>/spec.py: a lab's spec beside its solution notebook
 
 
 @dataclass(frozen=True)
@@ -129,7 +44,7 @@ class Task:
     hidden: Callable[[random.Random], Case] | None = None  # draws one hidden case from a seeded rng
     n_hidden: int = 5
     compare: Callable[[Any, Any], str | None] = field(default_factory=approx)
-    prepare: Callable[[Case], tuple[tuple, dict]] = _identity  # plain-data case -> call args; runs in
+    prepare: Callable[[Case], tuple[tuple, dict]] = plain_args  # plain-data case -> call args; runs in
                                                                # both processes, must be deterministic
     reference: Callable[..., Any] | None = None     # trusted reference; default: the solution
                                                     # notebook's function named `function`
@@ -140,6 +55,11 @@ class Task:
     @property
     def forbids(self) -> tuple[str, ...]:
         return DEFAULT_FORBIDDEN if self.forbidden is None else tuple(self.forbidden)
+
+    def visible_task(self) -> VisibleTask:
+        """What a student's visible check of this task needs, and nothing of the hidden side."""
+        return VisibleTask(self.grade_id, self.title, self.function, tuple(self.visible), self.prepare,
+                           self.encode, self.compare, self.forbids)
 
 
 @dataclass(frozen=True)
@@ -156,6 +76,8 @@ class LabSpec:
 
     def solution_path(self) -> Path:
         if self.solution is None:
+            if self.origin and Path(self.origin).name == SPEC_FILE:   # solutions/<lab>/spec.py: beside it
+                return Path(self.origin).parent / self.notebook
             return REPO_ROOT / "solutions" / self.lab_id / self.notebook
         path = Path(self.solution)
         if not path.is_absolute() and self.origin:
@@ -194,16 +116,23 @@ def _spec_from_file(path: Path) -> LabSpec:
     return replace(spec, origin=str(path))
 
 
-def load_spec(lab_id: str | Path) -> LabSpec:
+def load_spec(lab_id: str | Path, root: str | Path | None = None) -> LabSpec:
     """Return the SPEC of a lab, by id or by spec module path (tests use fixture specs).
 
-    By id: import autograder.specs.<lab_id with '-' as '_'>; if there is none, look for that file in
-    the folders of AUTOGRADER_SPEC_PATH (os.pathsep-separated). Cached per process.
+    By id: the course root's solutions/<lab>/spec.py (root: `root`, else COURSE_ROOT, else this
+    checkout; a private instructor folder keeps its labs there), else autograder.specs.<lab_id with
+    '-' as '_'>, else that file in the folders of AUTOGRADER_SPEC_PATH (os.pathsep-separated).
+    Cached per process.
     """
     import importlib
     import os
 
+    from coursekit.paths import course_root
+
     key = str(lab_id)
+    beside = Path(root or course_root()).resolve() / "solutions" / key / SPEC_FILE
+    if not (isinstance(lab_id, Path) or key.endswith(".py")) and beside.is_file():
+        return load_spec(beside)
     if key in _SPECS:
         return _SPECS[key]
     if isinstance(lab_id, Path) or key.endswith(".py"):

@@ -14,6 +14,8 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
+from coursekit.nbcells import is_answer_cell, nbgrader_meta
+
 KEPT = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Assign,
         ast.AnnAssign, ast.AugAssign)
 
@@ -26,8 +28,7 @@ def _instructor_cells(solution: str, mtime_ns: int) -> frozenset[str]:
         return frozenset()
     found = set()
     for cell in notebook.get("cells", []):
-        meta = (cell.get("metadata") or {}).get("nbgrader") or {}
-        if cell.get("cell_type") == "code" and not meta.get("solution") and not meta.get("grade"):
+        if cell.get("cell_type") == "code" and not is_answer_cell(cell) and not nbgrader_meta(cell).get("grade"):
             source = cell.get("source", "")
             found.add("".join(source) if isinstance(source, list) else source)
     return frozenset(found)

@@ -1,4 +1,4 @@
-"""The `course` command for students: start, doctor, quiz, progress."""
+"""The `course` command for students: start, work, check, doctor, quiz, progress."""
 from __future__ import annotations
 
 import argparse
@@ -59,6 +59,18 @@ def work(args: argparse.Namespace) -> int:
     return 0
 
 
+def check(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .checks.selfcheck import check_notebook
+
+    try:
+        return check_notebook(Path(args.notebook), args.every_cell)
+    except (OSError, ValueError) as exc:
+        print(f"course check: {exc}", file=sys.stderr)
+        return 2
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="course", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -72,6 +84,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("work", help="make your own copies of the labs in work/ (existing copies are kept)")
     p.add_argument("labs", nargs="*", help="lab ids (default: every lab)")
     p.set_defaults(handler=work)
+    p = sub.add_parser("check", help="run a lab notebook's visible tests and say which tasks pass")
+    p.add_argument("notebook", help="e.g. work/lab1-roofline/lab1-roofline.ipynb")
+    p.add_argument("--every-cell", action="store_true",
+                   help="run every code cell first, as the notebook does (default: only what the tasks need)")
+    p.set_defaults(handler=check)
     p = sub.add_parser("doctor", help="check the installation and say how to fix what is wrong")
     p.set_defaults(handler=doctor)
     try:

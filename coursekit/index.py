@@ -71,7 +71,7 @@ def build_index(root: Path) -> nbformat.NotebookNode:
         lab = root / "labs" / lab_id / f"{lab_id}.ipynb"
         if lab.exists():
             lines.append(f"- Lab (graded): [{notebook_title(lab)}](../labs/{lab_id}/{lab_id}.ipynb)"
-                         f" (check your work: `autograder check labs/{lab_id}/{lab_id}.ipynb`)")
+                         f" (check your work: `course check labs/{lab_id}/{lab_id}.ipynb`)")
         test = folder / "module-test.ipynb"
         if test.exists():
             lines.append(f"- [Module {number} test]({test.relative_to(course).as_posix()}): 15 questions, pass at 80%")
@@ -80,7 +80,7 @@ def build_index(root: Path) -> nbformat.NotebookNode:
         "## Checking your own work\n\n"
         "- Quizzes give feedback as you answer and remember your results.\n"
         "- In a terminal: `course progress` prints your per-module summary; "
-        "`autograder check labs/<lab>/<lab>.ipynb` runs a lab's visible tests; "
+        "`course check labs/<lab>/<lab>.ipynb` runs a lab's visible tests; "
         "`course doctor` checks your installation.\n"
         "- Labs run on a CPU and use a GPU when there is one (CUDA, then Apple MPS)."))
     nb = nbformat.v4.new_notebook(cells=cells)

@@ -203,7 +203,7 @@ def lab_module(lab_id: str) -> str:
 
 
 def record_lab_check(lab_id: str, passed: int, total: int, *, module: str | None = None) -> dict:
-    """Record an `autograder check` run: how many of the lab's visible checks passed."""
+    """Record a `course check` run: how many of the lab's visible checks passed."""
     if not 0 <= passed <= total:
         raise ValueError(f"record_lab_check({lab_id!r}): passed={passed} must be between 0 and total={total}")
     check = {"time": _now(), "passed": int(passed), "total": int(total)}

@@ -20,7 +20,7 @@ from .work import WORK_FOLDER
 NOT_STARTED, IN_PROGRESS, DONE = "not started", "in progress", "done"
 MEANING = ("What the scores mean: a lesson quiz counts the questions right on the first try (you may try "
            "again until right); a module test counts the answers right when you submitted it, against its "
-           "pass mark; a lab counts the visible tests passing at your latest check (`autograder check`; "
+           "pass mark; a lab counts the visible tests passing at your latest check (`course check`; "
            "hidden tests are graded by your instructor).")
 
 

@@ -48,5 +48,5 @@ def make_work_copies(root: Path, labs: list[str] | None = None) -> list[WorkCopy
 def describe(copies: list[WorkCopy], root: Path) -> str:
     lines = [f"{'made' if c.made else 'kept'}  {c.notebook.relative_to(root)}" for c in copies]
     lines.append(f"Work in {WORK_FOLDER}/: course updates (git pull, autograder generate) change labs/ only, "
-                 "never your copies. Check one with `autograder check work/<lab>/<lab>.ipynb`.")
+                 "never your copies. Check one with `course check work/<lab>/<lab>.ipynb`.")
     return "\n".join(lines)

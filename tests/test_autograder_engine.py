@@ -284,6 +284,7 @@ def test_default_hidden_paths_cover_course_and_siblings(tmp_path):
     assert hidden_paths[str(tmp_path / "course" / "gradebook.db")] == "gradebook"
     assert hidden_paths["/repo/solutions/lab"] == "solutions"
     assert hidden_paths["/repo/autograder/instructor-secret"] == "instructor secret"
+    assert hidden_paths["/repo/instructor-secret"] == "instructor secret"
 
 
 def test_default_hidden_paths_include_git_metadata(tmp_path):
@@ -456,7 +457,7 @@ SHIPPED_SPECS = sorted((Path(__file__).resolve().parents[1] / "autograder" / "sp
 def test_each_solution_keeps_to_its_tasks_forbidden_list(spec_file):
     """A task's `forbidden` list (default spec.DEFAULT_FORBIDDEN) must let its own solution through:
     a lab whose solution calls a course calculator inside a graded function declares what it may call."""
-    from autograder.reach import call_watched
+    from coursekit.checks.reach import call_watched
     from autograder.reference import solution_namespace
 
     spec = load_spec(spec_file)

@@ -29,7 +29,7 @@ def test_failing_and_passing_test_cells_read_as_teaching(course, tmp_path):
     for error in errors:
         shown = re.sub(r"\x1b\[[0-9;]*m", "", "\n".join(error.traceback))
         assert shown.startswith("Not yet: Task (")
-        assert "autograder/check.py" not in shown and "Traceback" not in shown and len(shown.splitlines()) <= 4
+        assert "checks/visible.py" not in shown and "Traceback" not in shown and len(shown.splitlines()) <= 4
     assert "sum divided by count" in "\n".join(errors[0].traceback)             # the case's hint
     assert "NameError" in "\n".join(errors[1].traceback) and "undefined_name" in "\n".join(errors[1].traceback)
     passing = [c for c in tests if not any(o.output_type == "error" for o in c.outputs)]

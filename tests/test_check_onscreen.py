@@ -29,7 +29,7 @@ def test_check_here_sees_a_fix_made_after_the_last_save(course, tmp_path):
     nb = nbformat.read(saved, as_version=4)
     fixed = f"{SIGNATURES['impl_mean']}\n    {BODIES['impl_mean']['right']}"
     nb.cells += [nbformat.v4.new_code_cell(fixed),                       # fixed on screen and run, not saved
-                 nbformat.v4.new_code_cell("from autograder.onscreen import check_here\ncheck_here()")]
+                 nbformat.v4.new_code_cell("from coursekit.checks import check_here\ncheck_here()")]
     on_screen = tmp_path / "on-screen.ipynb"
     nbformat.write(nb, on_screen)
     executed, _ = execute_notebook(on_screen, env={**env(course), "JPY_SESSION_NAME": str(saved)}, allow_errors=True)

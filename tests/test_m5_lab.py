@@ -133,7 +133,7 @@ def test_grader_rejects_speculation_that_keeps_the_draft_token(solution):
 
 
 def test_speculative_output_is_the_targets_greedy_output(solution):
-    from autograder.specs.lab5_moe import build_draft_pair
+    from coursekit.nn.draft import build_draft_pair
     from coursekit.nn.decoder import greedy_generate
 
     target, draft = build_draft_pair(seed=11, n_layers=4, draft_layers=2, damp=0.3)

@@ -8,15 +8,10 @@ from __future__ import annotations
 
 import random
 
-from autograder.spec import Case, LabSpec, Task, approx, pick_keys
+from autograder.spec import Case, LabSpec, Task, approx, as_number, pick_keys
 
 LAB = "lab2-cluster"
 
-
-def _number(out):
-    if isinstance(out, bool) or not isinstance(out, (int, float)):
-        raise TypeError(f"return a number (int or float), got {type(out).__name__}")
-    return float(out)
 
 
 def _zero_case(rng: random.Random) -> Case:
@@ -87,7 +82,7 @@ SPEC = LabSpec(
                  hint='with full recomputation each layer keeps only its 16-bit input: 2*s*b*h bytes',
                  expected=4831838208.0),
              ),
-             hidden=_activation_case, n_hidden=6, encode=_number, compare=approx(rel=1e-9)),
+             hidden=_activation_case, n_hidden=6, encode=as_number, compare=approx(rel=1e-9)),
         Task('test_ring', 'Task (ring all-reduce time)', 2, 'ring_allreduce_time',
              visible=(
             Case('1 GB among 8 GPUs on NVLink 4 (450 GB/s one way)', args=(1e9, 8, 3e-6, 450e9),
@@ -100,7 +95,7 @@ SPEC = LabSpec(
                  hint='with n = 1 there is no communication at all: return 0',
                  expected=0.0),
              ),
-             hidden=_ring_case, n_hidden=6, encode=_number, compare=approx(rel=1e-9, abs_=1e-15)),
+             hidden=_ring_case, n_hidden=6, encode=as_number, compare=approx(rel=1e-9, abs_=1e-15)),
         Task('test_tp', 'Task (tensor-parallel communication per layer)', 2, 'tp_comm_per_layer',
              visible=(
             Case('TP 8 on NVLink 4, 4,096 tokens, d_model 12,288', args=(1, 4096, 12288, 8, 3e-6, 450e9),
@@ -110,7 +105,7 @@ SPEC = LabSpec(
                  hint='same message, a link 9x slower per direction: each all-reduce takes 2(tp-1)/tp * bytes / bandwidth plus latency',
                  expected=0.01437286144),
              ),
-             hidden=_tp_case, n_hidden=6, encode=_number, compare=approx(rel=1e-9, abs_=1e-15)),
+             hidden=_tp_case, n_hidden=6, encode=as_number, compare=approx(rel=1e-9, abs_=1e-15)),
         Task('test_bubble', 'Task (pipeline bubble)', 1, 'pipeline_bubble',
              visible=(
             Case('4 stages, 4 micro-batches', args=(4, 4),
@@ -121,7 +116,7 @@ SPEC = LabSpec(
                  expected=0.10489510489510490),
             Case('no pipeline', args=(1, 8), hint='one stage never waits', expected=0.0),
              ),
-             hidden=_bubble_case, n_hidden=6, encode=_number, compare=approx(rel=1e-9, abs_=1e-12)),
+             hidden=_bubble_case, n_hidden=6, encode=as_number, compare=approx(rel=1e-9, abs_=1e-12)),
         Task('test_time', 'Task (step time and days)', 2, 'training_time',
              visible=(
             Case('100B on 2T tokens, 4M-token steps, 2,048 H100s at 40% MFU', args=(100e9, 2e12, 2**22, 2048, 989e12, 0.4),

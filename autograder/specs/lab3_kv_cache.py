@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 
 from autograder.spec import DEFAULT_FORBIDDEN, Case, LabSpec, Task, approx, encode
+from coursekit.checks.lab3_kv_cache import encode_generate, encode_prefill, prepare_generate, prepare_prefill
 from coursekit.calc import kvcache
 from coursekit.model_configs import LLAMA2_70B
 
@@ -39,38 +40,6 @@ def _kv_hidden(rng: random.Random) -> Case:
 
 # ---- tasks 2 and 3: the cache ------------------------------------------------------------------
 
-def _model_and_prompt(case: Case):
-    import torch
-
-    from coursekit.nn.decoder import DecoderConfig, build_model
-
-    config, seed, batch, prompt_len = case.args[:4]
-    model = build_model(DecoderConfig(**config), seed=seed)
-    generator = torch.Generator().manual_seed(seed + 1)
-    prompt = torch.randint(0, config["vocab_size"], (batch, prompt_len), generator=generator)
-    return model, prompt
-
-
-def _prepare_prefill(case: Case):
-    return _model_and_prompt(case), {}
-
-
-def _prepare_generate(case: Case):
-    model, prompt = _model_and_prompt(case)
-    return (model, prompt, case.args[4]), {}
-
-
-def _encode_prefill(output):
-    """(logits, cache) -> plain data; a wrong shape of answer gets a message saying what is expected."""
-    try:
-        logits, cache = output
-        keys, values, length = list(cache.keys), list(cache.values), int(cache.length)
-    except (TypeError, ValueError, AttributeError) as error:
-        raise TypeError("prefill must return (logits, cache) where cache has .keys and .values "
-                        f"(one tensor per layer) and .length ({error})") from None
-    return {"logits": encode(logits), "length": length,
-            "keys": [encode(k) for k in keys], "values": [encode(v) for v in values]}
-
 
 def prefill_reference(model, prompt):
     """Logits of the full forward pass and each layer's K (after RoPE) and V for every prompt position."""
@@ -94,13 +63,6 @@ def prefill_reference(model, prompt):
     cache.length = prompt.shape[1]
     return logits, cache
 
-
-def _encode_generate(output):
-    try:
-        tokens, logits = output
-    except (TypeError, ValueError) as error:
-        raise TypeError(f"generate_with_cache must return (tokens, logits) ({error})") from None
-    return {"tokens": encode(tokens), "logits": encode(logits)}
 
 
 def generate_reference(model, prompt, n_new):
@@ -213,7 +175,7 @@ SPEC = LabSpec(
                  Case("multi-head model, batch 2, 7 tokens", args=(MHA, 12, 2, 7),
                       hint="logits must equal model(prompt): prefill is an ordinary causal forward pass"),
              ),
-             hidden=_prefill_hidden, n_hidden=4, prepare=_prepare_prefill, encode=_encode_prefill,
+             hidden=_prefill_hidden, n_hidden=4, prepare=prepare_prefill, encode=encode_prefill,
              reference=prefill_reference, compare=approx(rel=LOGIT_TOL, abs_=LOGIT_TOL), forbidden=WHOLE_LAYERS),
         Task("test_generate", "Task (cached greedy generation)", 4, "generate_with_cache",
              visible=(
@@ -223,7 +185,7 @@ SPEC = LabSpec(
                  Case("multi-query model, batch 2, 1-token prompt, 10 new tokens", args=(MQA, 22, 2, 1, 10),
                       hint="with one KV head every query head reads the same cached K and V"),
              ),
-             hidden=_generate_hidden, n_hidden=4, prepare=_prepare_generate, encode=_encode_generate,
+             hidden=_generate_hidden, n_hidden=4, prepare=prepare_generate, encode=encode_generate,
              reference=generate_reference, compare=approx(rel=LOGIT_TOL, abs_=LOGIT_TOL), forbidden=WHOLE_LAYERS),
         Task("test_allocator", "Task (paged block allocator)", 3, "replay_allocator",
              visible=(

@@ -10,13 +10,13 @@ from __future__ import annotations
 import math
 import random
 
-from autograder.spec import Case, LabSpec, Task, approx
+from autograder.spec import Case, LabSpec, Task
 from coursekit import prices
+from coursekit.checks.lab4_economics import compare_ranking, encode_rows, pick_tco
 from coursekit.calc import levers, serving_cost, tco
 
 LAB = "lab4-economics"
 H100 = prices.AWS_P5_H100.dollars_per_hour
-TCO_KEYS = ("rent", "buy", "gpus_per_year", "cheaper")
 
 
 # --- cost per token and bills --------------------------------------------------------------------
@@ -71,12 +71,6 @@ def _tco_kwargs(**overrides) -> dict:
     return {**base, **overrides}
 
 
-def _pick_tco(out):
-    if not isinstance(out, dict) or not set(TCO_KEYS) <= set(out):
-        raise TypeError(f"three_year_tco must return a dict with keys {', '.join(TCO_KEYS)}")
-    return {"rent": float(out["rent"]), "buy": float(out["buy"]), "gpus_per_year": [int(g) for g in out["gpus_per_year"]],
-            "cheaper": str(out["cheaper"])}
-
 
 def _tco_visible():
     rows = [("flat demand, H100 list prices", _tco_kwargs(),
@@ -85,7 +79,7 @@ def _tco_visible():
              "buy only the GPUs you lack each year, at that year's price; residual = price x (1 - age / 3) at the end"),
             ("cheap rental ($2/h), little demand", _tco_kwargs(tokens_per_day=20e6, rent_per_gpu_hour=2.0),
              "power = owned GPUs x kW x PUE x 8760 h x $/kWh, plus hosting per owned GPU, every year")]
-    return tuple(Case(name, kwargs=kw, hint=h, expected=_pick_tco(tco.three_year_tco(**kw))) for name, kw, h in rows)
+    return tuple(Case(name, kwargs=kw, hint=h, expected=pick_tco(tco.three_year_tco(**kw))) for name, kw, h in rows)
 
 
 def _tco_hidden(rng: random.Random) -> Case:
@@ -130,37 +124,12 @@ def _lever_set(s: dict) -> dict:
             "TPU v5e x 16": levers.chip_overrides("Google TPU v5e", prices.GCP_TPU_V5E.dollars_per_hour, 16)}
 
 
-def _encode_rows(out):
-    if not isinstance(out, (list, tuple)) or not all(isinstance(r, dict) for r in out):
-        raise TypeError("rank_levers must return a list of dicts")
-    try:
-        return [{"lever": str(r["lever"]), "tokens_per_second": float(r["tokens_per_second"]),
-                 "cost_per_million": float(r["cost_per_million"])} for r in out]
-    except KeyError as missing:
-        raise TypeError(f"each row of rank_levers needs the keys lever, tokens_per_second, cost_per_million; missing {missing}")
-
-
-def _compare_ranking(got, want):
-    """Same levers with the same numbers, listed cheapest first (ties may come in either order)."""
-    if not isinstance(got, list) or sorted(r["lever"] for r in got) != sorted(r["lever"] for r in want):
-        return f"expected one row per lever: {[r['lever'] for r in want]}"
-    numbers = approx(rel=1e-6)
-    by_name = {r["lever"]: r for r in got}
-    for row in want:
-        message = numbers(by_name[row["lever"]], row, f"lever {row['lever']!r}")
-        if message:
-            return message
-    costs = [r["cost_per_million"] for r in got]
-    if any(a > b * (1 + 1e-9) for a, b in zip(costs, costs[1:])):
-        return f"rows must be sorted by cost_per_million, cheapest first; got {[r['lever'] for r in got]}"
-    return None
-
 
 def _levers_visible():
     s = _h100_70b()
     return (Case("Llama 2 70B on 4 H100s: seven levers", args=(s, _lever_set(s)),
                  hint="apply each lever's overrides to a copy of the scenario, alone; cost uses gpus x price_per_hour",
-                 expected=_encode_rows(levers.rank_levers(s, _lever_set(s)))),)
+                 expected=encode_rows(levers.rank_levers(s, _lever_set(s)))),)
 
 
 def _levers_hidden(rng: random.Random) -> Case:
@@ -201,10 +170,10 @@ SPEC = LabSpec(
         Task("test_break_even", "Task (break-even day)", 2, "break_even_day",
              visible=_break_even_visible(), hidden=_break_even_hidden, n_hidden=8),
         Task("test_tco", "Task (rent or buy)", 3, "three_year_tco",
-             visible=_tco_visible(), hidden=_tco_hidden, encode=_pick_tco),
+             visible=_tco_visible(), hidden=_tco_hidden, encode=pick_tco),
         Task("test_throughput", "Task (decode throughput)", 2, "decode_tokens_per_second",
              visible=_throughput_visible(), hidden=_safe_throughput_hidden),
         Task("test_levers", "Task (lever ranking)", 2, "rank_levers",
-             visible=_levers_visible(), hidden=_safe_levers_hidden, encode=_encode_rows, compare=_compare_ranking),
+             visible=_levers_visible(), hidden=_safe_levers_hidden, encode=encode_rows, compare=compare_ranking),
     ),
 )

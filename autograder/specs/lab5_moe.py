@@ -7,28 +7,17 @@ are re-checked against it by tests/test_m5_lab.py.
 """
 from __future__ import annotations
 
-import copy
 import random
 
-from autograder.spec import Case, LabSpec, Task, approx, encode, pick_keys
+from autograder.spec import Case, LabSpec, Task, approx, pick_keys
+from coursekit.checks.lab5_moe import (aux_args, capacity_args, encode_capacity, encode_no_grad, encode_tokens,
+                                       layer_args, router_args, spec_args)
 
 LAB = "lab5-moe"
 
 
-def _gen(seed: int):
-    import torch
-
-    return torch.Generator().manual_seed(seed)
-
 
 # ---- MoE -------------------------------------------------------------------------------------
-def _router_args(case: Case):
-    import torch
-
-    c = case.kwargs
-    logits = torch.randn(c["tokens"], c["experts"], generator=_gen(c["seed"])) * c.get("scale", 1.0)
-    return (logits, c["k"]), {"renormalize": c["renormalize"]}
-
 
 def _router_case(rng: random.Random) -> Case:
     experts = rng.choice([4, 8, 16, 64])
@@ -36,17 +25,6 @@ def _router_case(rng: random.Random) -> Case:
         seed=rng.randrange(2**31), tokens=rng.randint(1, 40), experts=experts,
         k=rng.randint(1, min(8, experts)), renormalize=rng.random() < 0.6, scale=rng.choice([0.5, 1.0, 3.0])))
 
-
-def _layer_args(case: Case):
-    import torch
-
-    from coursekit.nn.moe import MoEConfig, build_moe
-
-    c = case.kwargs
-    layer = build_moe(MoEConfig(d_model=c["d_model"], d_ff=c["d_ff"], n_experts=c["experts"], top_k=c["k"],
-                                renormalize=c["renormalize"]), seed=c["seed"])
-    x = torch.randn(c["tokens"], c["d_model"], generator=_gen(c["seed"] + 1))
-    return (x, layer), {}
 
 
 def _dispatch_case(rng: random.Random) -> Case:
@@ -57,18 +35,6 @@ def _dispatch_case(rng: random.Random) -> Case:
         renormalize=rng.random() < 0.7))
 
 
-def _encode_no_grad(value):
-    return encode(value.detach() if hasattr(value, "detach") else value)
-
-
-def _aux_args(case: Case):
-    import torch
-
-    c = case.kwargs
-    logits = torch.randn(c["tokens"], c["experts"], generator=_gen(c["seed"]))
-    logits[:, 0] += c["skew"]   # a router that favours expert 0, as an unbalanced one does
-    return (logits, c["k"]), {}
-
 
 def _aux_case(rng: random.Random) -> Case:
     experts = rng.choice([4, 8, 16])
@@ -76,24 +42,6 @@ def _aux_case(rng: random.Random) -> Case:
         seed=rng.randrange(2**31), tokens=rng.randint(8, 256), experts=experts,
         k=rng.randint(1, min(4, experts)), skew=rng.choice([0.0, 1.0, 4.0])))
 
-
-def _capacity_args(case: Case):
-    import torch
-
-    c = case.kwargs
-    logits = torch.randn(c["tokens"], c["experts"], generator=_gen(c["seed"]))
-    logits[:, 0] += c.get("skew", 0.0)
-    indices = logits.topk(c["k"], dim=-1).indices
-    return (indices, c["experts"], c["capacity_factor"]), {}
-
-
-def _encode_capacity(out):
-    if not isinstance(out, dict) or not {"capacity", "keep", "load", "dropped"} <= set(out):
-        raise TypeError("apply_capacity must return a dict with keys capacity, keep, load, dropped")
-    keep = out["keep"].tolist() if hasattr(out["keep"], "tolist") else out["keep"]
-    load = out["load"].tolist() if hasattr(out["load"], "tolist") else out["load"]
-    return {"capacity": int(out["capacity"]), "dropped": int(out["dropped"]),
-            "load": [int(v) for v in load], "keep": [[bool(b) for b in row] for row in keep]}
 
 
 def _capacity_case(rng: random.Random) -> Case:
@@ -112,39 +60,6 @@ def _counts_case(rng: random.Random) -> Case:
 
 
 # ---- speculative decoding ------------------------------------------------------------------------
-def build_draft_pair(seed: int, n_layers: int = 4, draft_layers: int = 2, damp: float = 0.3,
-                     vocab_size: int = 256, d_model: int = 128):
-    """A target decoder whose upper layers only refine the residual stream (their output projections
-    are scaled by `damp`) and a draft that is the target's first `draft_layers` layers, so the two
-    agree often, as a trained early-exit draft does (Elhoushi et al. 2024, LayerSkip)."""
-    import torch
-
-    from coursekit.nn.decoder import DecoderConfig, build_model
-
-    target = build_model(DecoderConfig(vocab_size=vocab_size, d_model=d_model, n_layers=n_layers), seed=seed)
-    with torch.no_grad():
-        for layer in target.layers[draft_layers:]:
-            layer.self_attn.o_proj.weight.mul_(damp)
-            layer.mlp.down_proj.weight.mul_(damp)
-    draft = copy.deepcopy(target)
-    draft.layers = draft.layers[:draft_layers]
-    return target, draft
-
-
-def _spec_args(case: Case):
-    import torch
-
-    c = case.kwargs
-    target, draft = build_draft_pair(c["seed"], c["n_layers"], c["draft_layers"], c["damp"])
-    prompt = torch.randint(0, 256, (1, c["prompt_len"]), generator=_gen(c["seed"] + 7))
-    return (target, draft, prompt, c["n_new"], c["k"]), {}
-
-
-def _encode_tokens(out):
-    if not isinstance(out, dict) or "tokens" not in out:
-        raise TypeError("speculative_greedy must return a dict with at least the key 'tokens'")
-    return encode(out["tokens"])
-
 
 def _spec_case(rng: random.Random) -> Case:
     return Case("random target/draft pair", kwargs=dict(
@@ -179,7 +94,7 @@ SPEC = LabSpec(
                  hint='with k = 1 and renormalization every weight is exactly 1',
                  expected=[{'shape': [3, 1], 'data': [1.0, 1.0, 1.0]}, {'shape': [3, 1], 'data': [0, 3, 3]}]),
              ),
-             hidden=_router_case, n_hidden=5, prepare=_router_args, compare=approx(rel=1e-5, abs_=1e-7)),
+             hidden=_router_case, n_hidden=5, prepare=router_args, compare=approx(rel=1e-5, abs_=1e-7)),
         Task('test_dispatch', 'Task (vectorized dispatch and combine)', 3, 'moe_forward',
              visible=(
             Case('5 tokens, 4 experts, top-2', kwargs={'seed': 0, 'tokens': 5, 'd_model': 8, 'd_ff': 16, 'experts': 4, 'k': 2, 'renormalize': True},
@@ -189,7 +104,7 @@ SPEC = LabSpec(
                  hint='read top_k and renormalize from layer.config; with raw weights the output is scaled by the softmax probability',
                  expected={'shape': [7, 8], 'data': [0.0687362551689, -0.0808462202549, 0.58314794302, -0.254331022501, -0.120514556766, -0.338050752878, 0.131432399154, 0.244139268994, 0.150773644447, 0.0650720968843, -0.0250497777015, -0.0969351679087, 0.00168536172714, 0.157831043005, 0.0637255907059, 0.0602250695229, -0.0875462368131, 0.234275087714, -0.0951258987188, 0.190875634551, 0.286613106728, -0.296220213175, 0.0390786156058, -0.246140956879, 0.45912194252, 0.0986191853881, -0.43552750349, 0.427290976048, -0.330725491047, 0.104714944959, 0.712648451328, -0.192080125213, -0.0415908098221, 0.125684514642, -0.0887387394905, 0.0436399765313, -0.0476065203547, -0.20693513751, 0.074670560658, 0.00109690777026, 1.80284929276, 1.278013587, -0.511544466019, -1.11212515831, 0.128415331244, 3.25893998146, 1.40148818493, 0.736242234707, -0.431314647198, -0.702109456062, 0.369699925184, 0.209926396608, -0.312180936337, -0.140822961926, 0.402944505215, -0.0853407606483]}),
              ),
-             hidden=_dispatch_case, n_hidden=5, prepare=_layer_args, encode=_encode_no_grad, compare=approx(rel=1e-4, abs_=1e-5)),
+             hidden=_dispatch_case, n_hidden=5, prepare=layer_args, encode=encode_no_grad, compare=approx(rel=1e-4, abs_=1e-5)),
         Task('test_aux', 'Task (load-balancing loss)', 2, 'load_balancing_loss',
              visible=(
             Case('unskewed router, top-1', kwargs={'seed': 0, 'tokens': 64, 'experts': 4, 'k': 1, 'skew': 0.0},
@@ -199,7 +114,7 @@ SPEC = LabSpec(
                  hint='count every top-k slot in f (so f sums to k), and use the full softmax (before top-k) for P',
                  expected={'shape': [], 'data': [3.75306653976]}),
              ),
-             hidden=_aux_case, n_hidden=5, prepare=_aux_args, encode=_encode_no_grad, compare=approx(rel=1e-5, abs_=1e-7)),
+             hidden=_aux_case, n_hidden=5, prepare=aux_args, encode=encode_no_grad, compare=approx(rel=1e-5, abs_=1e-7)),
         Task('test_capacity', 'Task (expert capacity)', 2, 'apply_capacity',
              visible=(
             Case('12 tokens, 4 experts, top-1, factor 1.0', kwargs={'seed': 0, 'tokens': 12, 'experts': 4, 'k': 1, 'capacity_factor': 1.0, 'skew': 2.0},
@@ -209,7 +124,7 @@ SPEC = LabSpec(
                  hint='serve all first choices (slot 0, token order) before any second choice (slot 1)',
                  expected={'capacity': 6, 'dropped': 6, 'load': [6, 6, 2, 4], 'keep': [[True, True], [True, False], [True, True], [True, True], [True, False], [True, True], [True, False], [True, True], [True, False], [True, True], [False, True], [False, True]]}),
              ),
-             hidden=_capacity_case, n_hidden=5, prepare=_capacity_args, encode=_encode_capacity, compare=approx()),
+             hidden=_capacity_case, n_hidden=5, prepare=capacity_args, encode=encode_capacity, compare=approx()),
         Task('test_counts', 'Task (total vs active parameters)', 1, 'moe_counts',
              visible=(
             Case('Mixtral 8x7B expert layers only', kwargs={'n_layers': 32, 'd_model': 4096, 'd_ff': 14336, 'n_experts': 8, 'top_k': 2},
@@ -242,7 +157,7 @@ SPEC = LabSpec(
                  hint="after the first disagreement append the target's token and discard the rest of the draft",
                  expected={'shape': [1, 7], 'data': [76, 232, 190, 177, 117, 191, 36]}),
              ),
-             hidden=_spec_case, n_hidden=3, prepare=_spec_args, encode=_encode_tokens, compare=approx()),
+             hidden=_spec_case, n_hidden=3, prepare=spec_args, encode=encode_tokens, compare=approx()),
         Task('test_scaling', 'Task (inference-aware optimum)', 2, 'optimal_n_d',
              visible=(
             Case("no inference demand (Chinchilla's question)", args=(1.9307, 0.0),

@@ -1,7 +1,7 @@
 """A learner's check of what is on screen, not only of what was last saved.
 
 `check_here()` runs in the notebook's own kernel: it checks the functions the learner has run, as
-they are now. `autograder check NOTEBOOK` reads the saved file; `saved_version()` says which
+they are now. `course check NOTEBOOK` reads the saved file; `saved_version()` says which
 version that is, and `unsaved_work()` asks any running Jupyter server whether the notebook is open
 with a kernel that ran code after the last save (then the check is of an older version).
 """
@@ -29,14 +29,28 @@ def _sessions(server: dict) -> list[dict]:
         return json.load(response)
 
 
+def running_servers() -> list[dict]:
+    """The server files of running Jupyter servers (jupyter_server's list_running_servers, without
+    importing jupyter_server: that import alone costs seconds, longer than the rest of a check)."""
+    try:
+        from jupyter_core.paths import jupyter_runtime_dir
+    except ImportError:
+        return []
+    servers = []
+    for file in sorted(Path(jupyter_runtime_dir()).glob("jpserver-*.json")):
+        try:
+            info = json.loads(file.read_text(encoding="utf-8"))
+            os.kill(int(info["pid"]), 0)           # a server that is gone leaves its file behind
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        servers.append(info)
+    return servers
+
+
 def unsaved_work(path: Path) -> str | None:
     """A warning when a running Jupyter server has `path` open with a kernel active since its last save."""
-    try:
-        from jupyter_server.serverapp import list_running_servers
-    except ImportError:
-        return None
     path, saved = path.resolve(), path.stat().st_mtime
-    for server in list_running_servers():
+    for server in running_servers():
         try:
             sessions = _sessions(server)
         except (OSError, ValueError):
@@ -53,7 +67,7 @@ def unsaved_work(path: Path) -> str | None:
                 when = datetime.fromtimestamp(ran).astimezone(timezone.utc).astimezone()
                 return (f"This notebook is open in Jupyter and its kernel ran code at {when:%H:%M:%S}, after the "
                         "last save: this check is of the saved file, which may not be what you see. Save "
-                        "(Ctrl+S) and check again, or run `from autograder.onscreen import check_here; check_here()` "
+                        "(Ctrl+S) and check again, or run `from coursekit.checks import check_here; check_here()` "
                         "in the notebook to check the code as you have run it.")
     return None
 
@@ -79,7 +93,7 @@ def check_here(lab_id: str | None = None, *, record: bool = True) -> int:
 
     shell = get_ipython()
     if shell is None:
-        raise RuntimeError("check_here() runs inside a notebook; from a terminal use `autograder check NOTEBOOK`")
+        raise RuntimeError("check_here() runs inside a notebook; from a terminal use `course check NOTEBOOK`")
     lab_id = lab_id or _lab_in_kernel(shell.user_ns)
     if lab_id is None:
         raise ValueError("cannot tell which lab this is: name it, e.g. check_here('lab1-roofline')")

@@ -1,9 +1,9 @@
 """Which of the course's own reference code a graded function reaches while it runs.
 
-A task may forbid modules (`Task.forbidden`; default `spec.DEFAULT_FORBIDDEN`): calling the course's
+A task may forbid modules (`Task.forbidden`; default `cases.DEFAULT_FORBIDDEN`): calling the course's
 calculators or the spec's helpers instead of writing the function is not the student's answer. A
 profile hook sees every Python function entered during one call; the first whose module is forbidden
-is the answer. Used by the harness (the judge's run) and by `autograder.check` (the student's own
+is the answer. Used by the grader's harness (the judge's run) and by `coursekit.checks.visible` (the student's own
 visible check, which warns).
 """
 from __future__ import annotations
@@ -25,7 +25,9 @@ def call_watched(function: Callable[..., Any], args: tuple, kwargs: dict,
     seen: list[str] = []
 
     def hook(frame, event, _arg):
-        if event == "call" and not seen:
+        # "<module>": a forbidden module's body runs when the function first imports it; importing is not
+        # calling (a check that ran only the code it needs may not have imported it yet)
+        if event == "call" and not seen and frame.f_code.co_qualname != "<module>":
             module = frame.f_globals.get("__name__", "")
             if isinstance(module, str) and _matches(module, frame.f_code.co_qualname, forbidden):
                 seen.append(f"{module}.{frame.f_code.co_qualname}")

@@ -1,0 +1,211 @@
+"""`course check NOTEBOOK`: a self-paced learner's own check of a lab notebook.
+
+Runs the code the graded functions need (`needed_code`: the answer cells and, transitively, the
+statements defining the names they use; measurement and plot cells are skipped, which is most of the
+time a whole run takes) in an IPython shell in this process, then the visible cases of every task
+(`coursekit.checks.visible`), and says which tasks pass with the lab's teaching messages. It is the
+learner's own code on the learner's own machine, so there is no sandbox and no hidden test here:
+grading proper is the instructor's `autograder grade`.
+"""
+from __future__ import annotations
+
+import ast
+import contextlib
+import io
+import json
+import os
+import re
+import symtable
+from dataclasses import dataclass
+from pathlib import Path
+
+from coursekit.nbcells import is_answer_cell, is_test_cell
+
+from .visible import load_checks, run_task
+
+LAB_CALL = re.compile(r"run_visible\(\s*['\"]([^'\"]+)['\"]")
+
+
+@dataclass(frozen=True)
+class TaskCheck:
+    grade_id: str
+    title: str
+    passed: bool
+    message: str
+
+
+def lab_of(notebook: dict, path: Path) -> str:
+    """The lab id named by the notebook's run_visible(...) calls, else the file name's stem."""
+    for cell in notebook["cells"]:
+        found = LAB_CALL.search("".join(cell.get("source", "")))
+        if found:
+            return found.group(1)
+    return path.stem
+
+
+def _names(source: str) -> tuple[set[str], set[str]]:
+    """(global names `source` binds, global names it or its functions read); SyntaxError if it is not valid."""
+    table = symtable.symtable(source, "<cell>", "exec")
+    bound = {s.get_name() for s in table.get_symbols() if s.is_assigned() or s.is_imported()}
+    read = {s.get_name() for s in table.get_symbols() if s.is_referenced()}
+    inner = list(table.get_children())
+    while inner:                          # functions and classes: the globals they read when called
+        child = inner.pop()
+        read |= {s.get_name() for s in child.get_symbols() if s.is_global() and s.is_referenced()}
+        inner += child.get_children()
+    return bound, read
+
+
+@dataclass
+class _Unit:
+    cell: int                 # index in the notebook
+    source: str
+    names: tuple[set[str], set[str]] | None   # (binds, reads); None: it does not parse
+    always: bool = False                      # an answer cell, or code whose names cannot be told: run it
+
+
+def _units(index: int, cell: dict) -> list[_Unit]:
+    """An answer cell whole; any other cell one top-level statement at a time (statements sharing a line
+    stay together), so an import of pyplot or a timing loop beside a needed constant is not run."""
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    source = TransformerManager().transform_cell("".join(cell.get("source", "")))
+    try:
+        body = ast.parse(source).body
+        if is_answer_cell(cell):
+            return [_Unit(index, source, _names(source), True)]
+    except SyntaxError:
+        return [_Unit(index, source, None, True)]      # running it reports the problem
+    lines, spans = source.splitlines(keepends=True), []
+    for node in body:
+        first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+        if spans and first <= spans[-1][1]:
+            spans[-1][1] = node.end_lineno
+        else:
+            spans.append([first, node.end_lineno])
+    units = []
+    for first, last in spans:
+        text = "".join(lines[first - 1:last])
+        try:
+            names = _names(text)
+        except SyntaxError:
+            names = None
+        units.append(_Unit(index, text, names, names is None or "import *" in text))  # * binds unseen names
+    return units
+
+
+def needed_code(cells: list[dict], functions: set[str]) -> list[_Unit]:
+    """What to run for `functions`, in notebook order: answer cells, and every statement binding a needed
+    name, where a needed statement's reads are needed too."""
+    units = [u for i, c in enumerate(cells) if c.get("cell_type") == "code" and not is_test_cell(c) for u in _units(i, c)]
+    keep = {n for n, u in enumerate(units) if u.always}
+    needed = set(functions)
+    while True:
+        for n in keep:
+            needed |= units[n].names[1] if units[n].names else set()
+        more = {n for n, u in enumerate(units) if n not in keep and u.names and u.names[0] & needed}
+        if not more:
+            return [u for n, u in enumerate(units) if n in keep]
+        keep |= more
+
+
+def every_code_cell(cells: list[dict]) -> list[_Unit]:
+    return [_Unit(i, "".join(c.get("source", "")), None, True) for i, c in enumerate(cells)
+            if c.get("cell_type") == "code" and not is_test_cell(c)]
+
+
+def run_check(path: Path, every_cell: bool = False) -> tuple[str, list[TaskCheck], list[str]]:
+    """(lab id, per-task results, problems met while running the notebook's code); `every_cell` runs every
+    code cell but the test cells, as the notebook would, instead of only the code the tasks need."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    os.environ.setdefault("COURSE_QUICK", "1")       # measurement cells take their small sizes
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    try:
+        notebook = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise ValueError(f"{path}: cannot read this notebook ({error})") from None
+    lab_id = lab_of(notebook, Path(path))
+    os.chdir(Path(path).resolve().parent)            # notebooks open files relative to their folder
+    tasks = load_checks(lab_id)                      # an unknown lab fails before any cell runs
+    shell = InteractiveShell.instance()
+    problems = []
+    functions = {t.function for t in tasks.values()}
+    units = every_code_cell(notebook["cells"]) if every_cell else needed_code(notebook["cells"], functions)
+    for unit in units:
+        index = unit.cell + 1
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            outcome = shell.run_cell(unit.source, store_history=False, silent=True)
+        error = outcome.error_before_exec or outcome.error_in_exec
+        if error is not None and not isinstance(error, NotImplementedError):
+            problems.append(f"cell {index} raised {type(error).__name__}: {error}")
+    return lab_id, check_namespace(lab_id, shell.user_ns), problems
+
+
+def check_namespace(lab_id: str, namespace: dict) -> list[TaskCheck]:
+    """Every task's visible cases on the functions defined in `namespace`."""
+    checks = []
+    for task in load_checks(lab_id).values():
+        fn = namespace.get(task.function)
+        if not callable(fn):
+            checks.append(TaskCheck(task.grade_id, task.title, False, f"define a function named {task.function}"))
+            continue
+        printed = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(printed):
+                run_task(task, fn)
+        except AssertionError as error:
+            checks.append(TaskCheck(task.grade_id, task.title, False, str(error)))
+        except Exception as error:   # a broken check must not hide the other tasks' results
+            checks.append(TaskCheck(task.grade_id, task.title, False, f"{type(error).__name__}: {error}"))
+        else:
+            cases = printed.getvalue().count("ok ")
+            warning = next((l for l in printed.getvalue().splitlines() if l.startswith("warning: ")), "")
+            checks.append(TaskCheck(task.grade_id, task.title, True,
+                                    f"{cases} visible case(s) pass" + (f"; {warning}" if warning else "")))
+    return checks
+
+
+def record_progress(lab_id: str, passed: int, total: int) -> bool:
+    """Record with coursekit.progress.record_lab_check when the course's progress module has it."""
+    try:
+        from coursekit import progress
+    except ImportError:
+        return False
+    record = getattr(progress, "record_lab_check", None)
+    if record is None:
+        return False
+    record(lab_id, passed, total)
+    return True
+
+
+def render(lab_id: str, checks: list[TaskCheck], problems: list[str]) -> str:
+    lines = [f"{lab_id}: visible tests"]
+    for c in checks:
+        mark = "PASS" if c.passed else "FAIL"
+        message = c.message.replace("\n", "\n         ")
+        lines.append(f"  {mark}  {c.title}: {message}")
+    if problems:
+        lines.append("while running your cells:")
+        lines += [f"  {p}" for p in problems]
+    passed = sum(c.passed for c in checks)
+    lines.append(f"{passed}/{len(checks)} tasks pass their visible cases. Hidden cases with other inputs "
+                 "decide the grade: make sure your code is right in general, not only on these cases.")
+    return "\n".join(lines)
+
+
+def check_notebook(path: Path, every_cell: bool = False) -> int:
+    """`course check NOTEBOOK`: print the check of the saved file; exit status 0 when every task passes."""
+    from .onscreen import saved_version, unsaved_work
+
+    path = Path(path).resolve()                       # running the cells changes the working folder
+    stale = unsaved_work(path) if path.is_file() else None   # asked first: running the cells takes a while
+    lab_id, checks, problems = run_check(path, every_cell)
+    print(render(lab_id, checks, problems))
+    print(saved_version(path))
+    passed = sum(c.passed for c in checks)
+    if stale:
+        print(f"WARNING: {stale}\n(progress not recorded: the saved file may be out of date)")
+    elif record_progress(lab_id, passed, len(checks)):
+        print("(progress recorded)")
+    return 0 if passed == len(checks) else 1

@@ -1,0 +1,81 @@
+"""`course check`: a student's check runs without the grader, only the code the tasks need, and from
+wherever the notebook is (labs/, a work copy, solutions/)."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from coursekit.checks import selfcheck, visible
+
+ROOT = Path(__file__).resolve().parent.parent
+LAB = "lab2-cluster"   # plain arithmetic: a check of it is quick
+NO_GRADER = "import sys; sys.modules['autograder'] = None; from coursekit.cli import main; sys.exit(main(sys.argv[1:]))"
+
+
+def course_check(notebook: Path, tmp_path: Path, *extra: str) -> subprocess.CompletedProcess:
+    """`course check` in a process where importing autograder fails, as on a student's machine without it."""
+    env = dict(os.environ, COURSE_PROGRESS_DIR=str(tmp_path / "progress"), COURSE_ROOT=str(ROOT))
+    return subprocess.run([sys.executable, "-c", NO_GRADER, "check", str(notebook), *extra], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+def answer(code: str) -> nbformat.NotebookNode:
+    cell = nbformat.v4.new_code_cell(code)
+    cell.metadata["nbgrader"] = {"solution": True, "grade": False, "grade_id": "impl"}
+    return cell
+
+
+def test_only_the_code_the_tasks_need_runs():
+    cells = [nbformat.v4.new_code_cell("import math\nimport json; import csv\nTABLE = {'a': 2}\nraise SystemExit('setup')"),
+             answer("def area(r):\n    return math.pi * r ** SQUARE * TABLE['a']"),
+             nbformat.v4.new_code_cell("SQUARE = 2\n\n@functools.cache\ndef unused():\n    pass"),
+             nbformat.v4.new_code_cell("%timeit area(3)\nplt.plot([area(r) for r in range(9)])")]
+    units = selfcheck.needed_code(cells, {"area"})
+    assert [(u.cell, u.source.strip()) for u in units] == [
+        (0, "import math"), (0, "TABLE = {'a': 2}"), (1, cells[1].source), (2, "SQUARE = 2")]
+    assert [u.cell for u in selfcheck.every_code_cell(cells)] == [0, 1, 2, 3]
+    broken = [answer("return 1"), nbformat.v4.new_code_cell("def f(:")]      # run, so the check reports them
+    assert [u.cell for u in selfcheck.needed_code(broken, {"area"})] == [0, 1]
+
+
+def test_work_copy_passes_without_the_grader_and_names_a_wrong_answer(tmp_path):
+    work = tmp_path / "work" / LAB
+    work.mkdir(parents=True)
+    shutil.copy(ROOT / "solutions" / LAB / f"{LAB}.ipynb", work)
+    done = course_check(work / f"{LAB}.ipynb", tmp_path)
+    tasks = len(json.loads((ROOT / "labs" / LAB / f"{LAB}.checks.json").read_text())["tasks"])
+    assert done.returncode == 0 and f"{tasks}/{tasks} tasks pass" in done.stdout, done.stdout + done.stderr
+
+    nb = nbformat.read(work / f"{LAB}.ipynb", as_version=4)
+    cell = next(c for c in nb.cells if "def pipeline_bubble" in c.source)
+    cell.source = "def pipeline_bubble(stages, microbatches):\n    return (stages - 1) / microbatches\n"
+    nbformat.write(nb, work / f"{LAB}.ipynb")
+    done = course_check(work / f"{LAB}.ipynb", tmp_path, "--every-cell")
+    assert done.returncode == 1 and "FAIL  Task (pipeline bubble)" in done.stdout, done.stdout + done.stderr
+    assert f"{tasks - 1}/{tasks} tasks pass" in done.stdout
+
+
+def test_the_released_lab_says_what_is_not_implemented(tmp_path):
+    done = course_check(ROOT / "labs" / LAB / f"{LAB}.ipynb", tmp_path)
+    assert done.returncode == 1 and "is not implemented yet" in done.stdout, done.stdout + done.stderr
+
+
+def test_a_broken_checks_file_is_an_error_naming_it(tmp_path, monkeypatch):
+    folder = tmp_path / "labs" / "lab-x"
+    folder.mkdir(parents=True)
+    (folder / "lab-x.checks.json").write_text('{"tasks": [{"grade_id": "t"}]}')
+    monkeypatch.setenv("COURSE_ROOT", str(tmp_path))
+    with pytest.raises(ValueError, match=r"lab-x\.checks\.json: not a valid checks file"):
+        visible.load_checks("lab-x")
+    (folder / "lab-x.checks.json").write_text(json.dumps({"tasks": [{
+        "grade_id": "t", "title": "T", "function": "f", "prepare": "os:system", "encode": "x:y", "compare": "x:y",
+        "cases": []}]}))
+    with pytest.raises(ValueError, match="may only name functions in coursekit"):
+        visible.load_checks("lab-x")
