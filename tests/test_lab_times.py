@@ -17,7 +17,7 @@ STATED = r"Run All took about (\d+)\s+s\s+on\s+a\s+2-core\s+CPU"
 def recorded_full_runs() -> dict[str, float]:
     """The latest table of benchmarks/lab_full_runs.py in RESULTS.md: lab -> full-run seconds."""
     text = (ROOT / "benchmarks" / "RESULTS.md").read_text()
-    section = text.rsplit("## Lab full runs", 1)[-1]
+    section = text.rsplit("## Lab full runs", 1)[-1].split("\n## ", 1)[0]   # up to the next section
     return {m.group(1): float(m.group(2)) for m in re.finditer(r"^\| (lab\S+) \| ([\d.]+) \|", section, re.M)}
 
 
