@@ -108,6 +108,12 @@ def cmd_export(args, course: Course) -> int:
 
     labs = _labs(course, args.lab, quizzes=True)
     if args.format == "canvas":
+        if args.lab is None:
+            from .export import graded_only
+
+            skipped, labs = labs, graded_only(course, labs)
+            for lab in sorted(set(skipped) - set(labs)):
+                print(f"note: {lab} has no graded submissions: no column for it", file=sys.stderr)
         ids = dict(item.split("=", 1) for item in args.canvas_id)
         text, warnings = export_canvas(course, labs, ids)
         for warning in warnings:

@@ -34,6 +34,13 @@ def export_csv(course: Course, labs: list[str]) -> str:
     return out.getvalue()
 
 
+def graded_only(course: Course, labs: list[str]) -> list[str]:
+    """The assignments with at least one stored result: an LMS import gets no empty columns for
+    labs or quizzes nobody has handed in or that are not graded yet."""
+    with Store(course.results_db) as store:
+        return [lab for lab in labs if any(e.row is not None for e in current(course, store, lab))]
+
+
 def export_canvas(course: Course, labs: list[str], assignment_ids: dict[str, str]) -> tuple[str, list[str]]:
     """(CSV text, warnings). `assignment_ids` maps lab ids to Canvas assignment ids."""
     warnings = []

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import nbformat
+import pytest
 
 from autograder.quiz.assignment import META, student_questions
 
@@ -42,6 +43,12 @@ def release(folder: Path) -> Path:
     shutil.copy(ROOT / "nbgrader_config.py", course)
     run(course, "quiz", "release", BANK, "--assignment", QUIZ, "--banks", str(BANKS), "--students", ",".join(STUDENTS))
     return course
+
+
+@pytest.fixture(scope="session")
+def quiz_template(tmp_path_factory) -> Path:
+    """Released once per test run (nbgrader generate is slow); tests work on copies."""
+    return release(tmp_path_factory.mktemp("quiz-template"))
 
 
 def copy_course(template: Path, folder: Path) -> Path:

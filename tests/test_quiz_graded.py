@@ -12,19 +12,14 @@ import nbformat
 import pytest
 
 from quiz_course import (BANK, BANKS, QUIZ, ROOT, SECRET, STUDENTS, answers_for, copy_course, hand_in, nbgrader_grades,
-                         questions, release, run, status_rows)
+                         questions, quiz_template, run, status_rows)  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module")
-def template(tmp_path_factory):
-    return release(tmp_path_factory.mktemp("quiz-template"))
-
-
 @pytest.fixture
-def course(template, tmp_path):
-    return copy_course(template, tmp_path)
+def course(quiz_template, tmp_path):
+    return copy_course(quiz_template, tmp_path)
 
 
 def text_of(path) -> str:
