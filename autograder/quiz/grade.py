@@ -45,9 +45,23 @@ def score_submission(spec: QuizSpec, sub: Submission, secret: bytes) -> dict:
                                 "right" if correct else (note or "wrong")))
     extra = sorted(k for k in answers if not 1 <= k <= len(spec.tasks))
     flags = [f"answers for questions that do not exist: {extra[:5]}"] if extra else []
+    flags += clock_flags(sub)
     score = sum(t.points for t in tasks)
     return SubmissionResult(sub.student_id, spec.lab_id, "graded", None, tasks, flags, score,
                             spec.total_points).to_json()
+
+
+def clock_flags(sub: Submission) -> list[str]:
+    """A timestamp.txt that does not parse is flagged: lateness then rests on the file's date."""
+    stamp = sub.notebook.parent / "timestamp.txt"
+    try:
+        from dateutil.parser import parse
+
+        if stamp.is_file():
+            parse(stamp.read_text(errors="replace")[:100].strip())
+    except (ValueError, OverflowError, OSError):
+        return ["timestamp.txt unreadable: the submission time is the file's date (check lateness by hand)"]
+    return []
 
 
 def grade_quiz(course: Course, assignment: str, *, secret: bytes, student: str | None = None, regrade: bool = False,
