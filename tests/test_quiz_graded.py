@@ -11,7 +11,7 @@ import shutil
 import nbformat
 import pytest
 
-from quiz_course import (BANK, BANKS, QUIZ, ROOT, SECRET, STUDENTS, answers_for, copy_course, hand_in, nbgrader_grades,
+from quiz_course import (BANKS, QUIZ, ROOT, SECRET, STUDENTS, answers_for, copy_course, hand_in, nbgrader_grades,
                          questions, quiz_template, run, status_rows)  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.slow
@@ -56,6 +56,8 @@ def test_grade_agrees_with_nbgrader_status_and_export_and_resumes(course, tmp_pa
     exported = list(csv.DictReader(io.StringIO(run(course, "export", "--lab", QUIZ).stdout)))
     assert {r["student_id"]: (r["state"], r["score"]) for r in exported} == {
         "alice": ("graded", "15"), "bob": ("graded", "12"), "carol": ("graded", "4")}
+    report = run(course, "report", QUIZ, "--no-png").stdout
+    assert f"== {QUIZ}: 3 submissions, 3 graded, 0 failed, 0 pending" in report and "q15" in report
 
     # Resumable: nothing changed, nothing is graded again; a resubmission is pending until graded.
     assert f"{QUIZ}: graded now 0, already graded 3" in run(course, "quiz", "grade", QUIZ, "--no-progress").stdout
