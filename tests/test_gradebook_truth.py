@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+import io
 import shutil
 import zipfile
 
@@ -72,3 +73,7 @@ def test_names_failures_lateness_and_export_reach_nbgrader(quiz_template, tmp_pa
     canvas = run(course, "export", "--format", "canvas", "-o", str(out))
     table = list(csv.reader(out.open()))
     assert table[0][5:] == [QUIZ] and "quiz-unused has no graded submissions" in canvas.stderr
+    assert {row[0]: row[5] for row in table[2:]} == {"Doe, Jane": "15", "Rick Roe": "6", "Bad, Zed": ""}
+    assert "rroe: quiz-m9 late: 12 less a penalty of 6" in canvas.stderr
+    long = {r["student_id"]: r for r in csv.DictReader(io.StringIO(run(course, "export").stdout))}
+    assert (long["rroe"]["score"], long["rroe"]["late_penalty"], long["jdoe"]["late_penalty"]) == ("12", "6", "0")
