@@ -77,7 +77,9 @@ def register(subparsers) -> None:
 
     add("check", cmd_check, "validate and self-test every bank; list each problem with file and item id")
     for name in ("release", "grade", "analytics"):
-        p = sub.add_parser(name, help=f"moved: runs `autograder quiz {name}` (see docs/QUIZZES.md)", add_help=False)
+        # prefix_chars="+": every argument, options and --help included, goes to autograder untouched
+        p = sub.add_parser(name, help=f"moved: runs `autograder quiz {name}` (see docs/QUIZZES.md)", add_help=False,
+                           prefix_chars="+")
         p.add_argument("rest", nargs=argparse.REMAINDER)
         p.set_defaults(handler=_guard(cmd_instructor))
 
