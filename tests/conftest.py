@@ -67,6 +67,14 @@ def _wait_until_up(server: LabServer, timeout: float = 90) -> None:
 
 
 @pytest.fixture(scope="session")
+def executed_notebooks(tmp_path_factory):
+    """`executed_notebooks.get(path)`: the notebook executed once per session, shared by every test."""
+    from notebook_runner import ExecutedNotebooks
+
+    return ExecutedNotebooks(tmp_path_factory.mktemp("executed"))
+
+
+@pytest.fixture(scope="session")
 def lab_server(tmp_path_factory) -> LabServer:
     """A real JupyterLab (free port, random token, --allow-root when root) serving a copy of the course."""
     base = tmp_path_factory.mktemp("lab")
