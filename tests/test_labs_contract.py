@@ -130,3 +130,4 @@ def test_student_version_fails_every_graded_cell_until_implemented(lab, executed
     for grade_id, cell in grade_cells(nb).items():
         errors = [o for o in cell.outputs if o.get("output_type") == "error"]
         assert errors, f"{grade_id} passed without an implementation"
+        assert "not implemented yet" in errors[0]["evalue"], errors[0]["evalue"]   # a teaching message
