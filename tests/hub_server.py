@@ -20,7 +20,7 @@ from pathlib import Path
 import requests
 
 from conftest import ROOT, free_port
-from waiting import wait_for  # noqa: F401  (the hub tests import it from here too)
+from waiting import wait_for
 
 PASSWORD = "class-password-1"
 
