@@ -1,4 +1,5 @@
-"""Shared fixtures: the repository root, a real JupyterLab server, and a headless Chromium page."""
+"""Shared fixtures: the repository root, course notebooks executed once per session, a real JupyterLab
+server, and a headless Chromium page."""
 from __future__ import annotations
 
 import os
