@@ -14,25 +14,15 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import requests
 
 from conftest import ROOT, free_port
+from waiting import wait_for
 
 PASSWORD = "class-password-1"
-
-
-def wait_for(condition, timeout: float, what: str, interval: float = 0.3):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(interval)
-    raise TimeoutError(f"timed out after {timeout:.0f}s waiting for {what}")
 
 
 @dataclass

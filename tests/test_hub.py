@@ -119,7 +119,7 @@ def own_pids(hub, name: str) -> list[int]:
 def test_a_dead_student_server_is_restarted_with_the_files_kept(hub):
     import signal
 
-    from hub_server import wait_for
+    from waiting import wait_for
 
     session = hub.sessions.get("ada") or hub.login("ada")
     hub.start_server("ada")
