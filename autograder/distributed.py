@@ -86,9 +86,9 @@ _STATE_LOCK = threading.Lock()
 
 
 def _staging(worker) -> Path:
-    """This worker process's private folder for shipped specs, solutions, submissions and its grading
-    pool's job files: inside the Dask worker's own local directory, which Dask removes when the worker
-    closes and purges when a later worker finds it left by a killed one."""
+    """This worker process's private folder for shipped specs, solutions and submissions (its grading
+    pool's job files sit beside it): inside the Dask worker's own local directory, which Dask removes
+    when the worker closes and purges when a later worker finds it left by a killed one."""
     with _STATE_LOCK:
         if "staging" not in _STATE:
             _STATE["staging"] = private_folder("autograder-dask-", worker.local_directory)
