@@ -134,7 +134,7 @@ class RunningHub:
         for name, username in self.users.items():
             try:
                 self.api("DELETE", f"users/{username}/server")
-            except requests.RequestException:
+            except (requests.RequestException, OSError):    # a hub that never came up has no admin token
                 pass
         self.stop_hub()
         for username in self.users.values():

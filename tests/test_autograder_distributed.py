@@ -88,7 +88,10 @@ def cluster(tmp_path_factory):
     folder = tmp_path_factory.mktemp("dask")
     found = Cluster(folder)
     scheduler_file = folder / "scheduler.json"
-    common = ("--nthreads", "1", "--no-dashboard", "--memory-limit", "0", "--scheduler-file", str(scheduler_file))
+    # --local-directory: the workers' files (and the autograder's staging inside) go with the test's folder,
+    # not into /tmp/dask-scratch-space, where SIGKILLed workers would leave them
+    common = ("--nthreads", "1", "--no-dashboard", "--memory-limit", "0", "--scheduler-file", str(scheduler_file),
+              "--local-directory", str(folder / "scratch"))
     try:
         found.start("scheduler", "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
                     "--scheduler-file", str(scheduler_file))
