@@ -18,8 +18,8 @@ import nbformat
 import pytest
 
 from coursekit.site.build import site_modules
+from coursekit.site.execute import code_fingerprint
 
-pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED_REF = re.compile(r"\bseeds? 0\d\d\b|(?<![-\w])seed_?\d{3}", re.IGNORECASE)
@@ -81,6 +81,8 @@ READ_PAGE = """() => {
 }"""
 
 
+@pytest.mark.slow
+@pytest.mark.browser
 def test_every_page_loads_with_figures_numbers_and_working_links(site, site_url, page):
     assert (site / "search.html").exists() and (site / "searchindex.js").exists()
     problems = []
@@ -106,6 +108,8 @@ def test_every_page_loads_with_figures_numbers_and_working_links(site, site_url,
     assert not problems, "\n".join(problems)
 
 
+@pytest.mark.slow
+@pytest.mark.browser
 def test_navigation_by_module_and_search(site_url, page):
     page.goto(site_url)
     sidebar = page.locator("nav.bd-links")
@@ -118,6 +122,8 @@ def test_navigation_by_module_and_search(site_url, page):
     assert any("lab1-roofline" in (results.nth(i).get_attribute("href") or "") for i in range(results.count()))
 
 
+@pytest.mark.slow
+@pytest.mark.browser
 def test_lesson_quiz_is_shown_as_questions_with_a_jupyterlab_link(site_url, page):
     page.goto(urljoin(site_url, "course/m1-training-vs-inference/01-what-each-does.html"))
     quiz = page.locator("section#quiz")  # the lesson's own "Quiz" heading
@@ -126,3 +132,19 @@ def test_lesson_quiz_is_shown_as_questions_with_a_jupyterlab_link(site_url, page
     link = quiz.locator("a[href*='localhost:8888/lab/tree/course/m1-training-vs-inference/01-what-each-does.ipynb']")
     assert link.count() == 1
     assert "show_quiz" not in page.locator("main").inner_text()  # the widget cell itself is left out
+
+
+def test_cached_notebooks_are_executed_again_when_the_library_or_a_bank_changes(tmp_path):
+    """Not when coursekit/site changes: it shapes pages after execution. The course lives in a folder
+    named "site" here, as a checkout may: only paths inside the course count."""
+    tmp_path = tmp_path / "site"
+    for rel in ("coursekit/calc/memory.py", "coursekit/site/build.py", "quizzes/m1/l1.yaml"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x = 1\n")
+    before = code_fingerprint(tmp_path)
+    (tmp_path / "coursekit/site/build.py").write_text("x = 2\n")
+    assert code_fingerprint(tmp_path) == before
+    for rel in ("coursekit/calc/memory.py", "quizzes/m1/l1.yaml"):
+        (tmp_path / rel).write_text("changed\n")
+        assert code_fingerprint(tmp_path) != before
+        before = code_fingerprint(tmp_path)

@@ -27,8 +27,9 @@ def code_fingerprint(root: Path) -> str:
     digest = hashlib.sha256()
     for folder in ("coursekit", "quizzes"):
         for path in sorted((root / folder).rglob("*")):
-            if path.is_file() and path.suffix in (".py", ".yaml", ".yml") and "site" not in path.parts:
-                digest.update(path.relative_to(root).as_posix().encode())
+            rel = path.relative_to(root)
+            if path.is_file() and path.suffix in (".py", ".yaml", ".yml") and rel.parts[:2] != ("coursekit", "site"):
+                digest.update(rel.as_posix().encode())
                 digest.update(path.read_bytes())
     return digest.hexdigest()
 
