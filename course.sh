@@ -3,6 +3,7 @@
 #   ./course.sh start [course start options]   set up .venv and open the course in JupyterLab
 #   ./course.sh test  [pytest options]         set up .venv plus test tools and run the whole suite
 #   ./course.sh hub   --roster CSV [options]   set up .venv plus JupyterHub and serve a class (as root)
+#   ./course.sh site  [--out DIR]              set up .venv plus Sphinx/MyST-NB and build the course website
 # Set-up is idempotent: a second run only checks that everything is already installed.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -58,12 +59,15 @@ case "$cmd" in
     make_venv; pip_install ""
     exec "$venv/bin/course" start "$@" ;;
   test)
-    make_venv; pip_install "[test,hub]"; install_browser
+    make_venv; pip_install "[test,hub,site]"; install_browser
     exec "$venv/bin/python" -m pytest "$@" ;;
   hub)
     make_venv; pip_install "[hub]"
     exec "$venv/bin/course" hub "$@" ;;
+  site)
+    make_venv; pip_install "[site]"
+    exec "$venv/bin/course" site "$@" ;;
   *)
-    echo "usage: ./course.sh start [--port N] [--no-browser]   |   ./course.sh test [pytest args]   |   ./course.sh hub --roster CSV" >&2
+    echo "usage: ./course.sh start [--port N] [--no-browser]   |   ./course.sh test [pytest args]   |   ./course.sh hub --roster CSV   |   ./course.sh site" >&2
     exit 2 ;;
 esac

@@ -9,6 +9,9 @@
     autograder report [LAB]                    distributions, failure reasons, flags, item analytics
     autograder status [LAB]                    graded / failed (reason) / pending per student
     autograder check NOTEBOOK                  alias of the student's `course check NOTEBOOK`
+    autograder quiz release|grade|analytics    graded quizzes, judged here like labs (autograder/quiz/)
+
+feedback, export, report and status cover graded quizzes too; `grade QUIZ` grades one.
 """
 from __future__ import annotations
 
@@ -20,8 +23,8 @@ from pathlib import Path
 from .course import Course, ensure_alembic_on_path
 
 
-def _labs(course: Course, lab: str | None) -> list[str]:
-    labs = course.resolve_labs(lab)
+def _labs(course: Course, lab: str | None, quizzes: bool = False) -> list[str]:
+    labs = course.resolve_labs(lab, quizzes=quizzes)
     if not labs:
         raise ValueError(f"no labs in {course.solutions}")
     return labs
@@ -57,6 +60,11 @@ def cmd_grade(args, course: Course) -> int:
     errors = 0
     limits = Limits(**{k: v for k, v in (("wall_s", args.wall_s), ("memory_mb", args.memory_mb)) if v is not None})
     for lab in _labs(course, args.lab):
+        if lab in course.quiz_ids():
+            from .quiz.commands import grade_and_summarize
+
+            errors += grade_and_summarize(args, course, lab)
+            continue
         report = grade_lab(course, lab, secret=secret, workers=args.workers, student=args.student,
                            regrade=args.regrade, retry_failed=args.retry_failed,
                            progress=not args.no_progress, limits=limits, cluster=args.cluster)
@@ -71,7 +79,7 @@ def cmd_grade(args, course: Course) -> int:
 
 def cmd_feedback(args, course: Course) -> int:
     problems = 0
-    for lab in _labs(course, args.lab):
+    for lab in _labs(course, args.lab, quizzes=True):
         if course.nbgrader("generate_feedback", lab, "--force", check=False).returncode != 0:
             # nbgrader stops at the first notebook it cannot handle: make the rest one student at a
             # time, so one submission never costs everyone else their feedback
@@ -99,8 +107,14 @@ def _feedback_per_student(course: Course, lab: str) -> list[tuple[str, str]]:
 def cmd_export(args, course: Course) -> int:
     from .export import export_canvas, export_csv
 
-    labs = _labs(course, args.lab)
+    labs = _labs(course, args.lab, quizzes=True)
     if args.format == "canvas":
+        if args.lab is None:
+            from .export import graded_only
+
+            skipped, labs = labs, graded_only(course, labs)
+            for lab in sorted(set(skipped) - set(labs)):
+                print(f"note: {lab} has no graded submissions: no column for it", file=sys.stderr)
         ids = dict(item.split("=", 1) for item in args.canvas_id)
         text, warnings = export_canvas(course, labs, ids)
         for warning in warnings:
@@ -118,7 +132,7 @@ def cmd_export(args, course: Course) -> int:
 def cmd_report(args, course: Course) -> int:
     from .report import report_lab
 
-    for lab in _labs(course, args.lab):
+    for lab in _labs(course, args.lab, quizzes=True):
         text, _ = report_lab(course, lab, png=not args.no_png)
         print(text)
     return 0
@@ -130,7 +144,7 @@ def cmd_status(args, course: Course) -> int:
 
     entries = []
     with Store(course.results_db) as store:
-        for lab in _labs(course, args.lab):
+        for lab in _labs(course, args.lab, quizzes=True):
             entries += current(course, store, lab)
     print(render(entries))
     return 0
@@ -193,6 +207,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("status", help="graded / failed with reason / pending, per student")
     p.add_argument("lab", nargs="?")
     p.set_defaults(handler=cmd_status)
+
+    from .quiz.commands import register as register_quiz
+
+    register_quiz(sub)
 
     p = sub.add_parser("check", help="alias of `course check`: a lab notebook's visible tests")
     p.add_argument("notebook")

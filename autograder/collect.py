@@ -30,7 +30,7 @@ from typing import Callable
 
 from .course import SAFE_ID, Course
 
-CANVAS = re.compile(r"^(?P<key>[A-Za-z0-9_]+?)(?:_late|_LATE)?_(?P<uid>\d+)_(?P<sub>\d+)_(?P<file>.+)$")
+CANVAS = re.compile(r"^(?P<key>[A-Za-z0-9_]+?)(?P<late>_late|_LATE)?_(?P<uid>\d+)_(?P<sub>\d+)_(?P<file>.+)$")
 
 
 @dataclass
@@ -47,9 +47,12 @@ class CollectReport:
     collected: list[tuple[str, str]] = field(default_factory=list)   # (student, entry)
     refused: list[tuple[str, str]] = field(default_factory=list)     # (entry, reason)
     ignored: list[tuple[str, str]] = field(default_factory=list)     # (entry, why), e.g. not a notebook
+    late: list[tuple[str, str]] = field(default_factory=list)        # (student, submission time): LMS "late"
 
     def render(self) -> str:
         lines = [f"collected {student:<20} <- {entry}" for student, entry in self.collected]
+        lines += [f"late      {student:<20} submitted {when} (marked late by the LMS; with a due date in the "
+                  "gradebook, grading applies the course's late penalty)" for student, when in self.late]
         lines += [f"REFUSED   {entry}: {reason}" for entry, reason in self.refused]
         lines += [f"ignored   {entry}: {why}" for entry, why in self.ignored]
         lines.append(f"{len(self.collected)} collected, {len(self.refused)} refused, {len(self.ignored)} ignored")
@@ -240,8 +243,11 @@ def collect(course: Course, source: Path, lab_id: str, *, roster_path: Path | No
             if len(data) > max_bytes:
                 report.refused.append((entry.name, f"oversized: more than {max_bytes} bytes once unpacked"))
                 continue
-            _write(course, sid, lab_id, spec.notebook, data, entry.mtime)
+            stamp = _write(course, sid, lab_id, spec.notebook, data, entry.mtime)
             report.collected.append((sid, entry.name))
+            marker = CANVAS.match(PurePosixPath(entry.name.replace("\\", "/")).name)
+            if marker and marker["late"]:
+                report.late.append((sid, stamp))
             identity = dict(roster.rows[sid]) if roster else {}
             if uid:
                 identity.setdefault("canvas_id", uid)
@@ -258,7 +264,7 @@ def collect(course: Course, source: Path, lab_id: str, *, roster_path: Path | No
     return report
 
 
-def _write(course: Course, student: str, lab_id: str, notebook: str, data: bytes, mtime: float) -> None:
+def _write(course: Course, student: str, lab_id: str, notebook: str, data: bytes, mtime: float) -> str:
     folder = course.submitted / student / lab_id
     folder.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
@@ -268,3 +274,4 @@ def _write(course: Course, student: str, lab_id: str, notebook: str, data: bytes
     # nbgrader's timestamp format: late penalties and the gradebook read it
     stamp = dt.datetime.fromtimestamp(mtime or 0, dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
     (folder / "timestamp.txt").write_text(stamp + "\n")
+    return stamp

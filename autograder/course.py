@@ -65,27 +65,37 @@ class Course:
     db_url = property(lambda self: f"sqlite:///{self.gradebook}")
     course_id = "llm-train-vs-infer"
 
-    def lab_ids(self) -> list[str]:
-        """Labs that have a solution notebook folder."""
+    def _assignment_folders(self) -> list[Path]:
         if not self.solutions.is_dir():
             return []
-        return sorted(p.name for p in self.solutions.iterdir()
+        return sorted(p for p in self.solutions.iterdir()
                       if p.is_dir() and not p.name.startswith(".") and any(p.glob("*.ipynb")))
 
-    def resolve_labs(self, lab: str | None) -> list[str]:
-        labs = self.lab_ids()
+    def lab_ids(self) -> list[str]:
+        """Labs that have a solution notebook folder (graded quizzes, with a quiz.json, are not labs)."""
+        return [p.name for p in self._assignment_folders() if not (p / "quiz.json").exists()]
+
+    def quiz_ids(self) -> list[str]:
+        """Graded quizzes released with `autograder quiz release` (solutions/<quiz>/quiz.json)."""
+        return [p.name for p in self._assignment_folders() if (p / "quiz.json").exists()]
+
+    def resolve_labs(self, lab: str | None, *, quizzes: bool = False) -> list[str]:
+        """`lab` alone (a lab or a quiz), or every lab (and every quiz with `quizzes`)."""
+        labs, known = self.lab_ids(), self.lab_ids() + self.quiz_ids()
         if lab is None:
-            return labs
-        if lab not in labs:
-            raise ValueError(f"no lab {lab!r} in {self.solutions} (labs: {', '.join(labs) or 'none'})")
+            return sorted(known) if quizzes else labs
+        if lab not in known:
+            raise ValueError(f"no lab {lab!r} in {self.solutions} (labs: {', '.join(known) or 'none'})")
         return [lab]
 
     def spec(self, lab_id: str) -> LabSpec:
         """The lab's spec: solutions/<lab>/spec.py under this root, else autograder/specs/<lab>.py, else
-        a folder on AUTOGRADER_SPEC_PATH (fixtures)."""
+        a folder on AUTOGRADER_SPEC_PATH (fixtures); a quiz's record stands in for the spec of a graded
+        quiz (the same fields)."""
+        from .quiz.assignment import is_quiz, quiz_spec
         from .spec import load_spec
 
-        return load_spec(lab_id, self.root)
+        return quiz_spec(self, lab_id) if is_quiz(self, lab_id) else load_spec(lab_id, self.root)
 
     def submissions(self, lab_id: str, student: str | None = None) -> list[Submission]:
         """Every submitted/<student>/<lab>/<notebook>, sorted by student id."""
@@ -111,6 +121,7 @@ class Course:
         bindir = str(Path(sys.executable).parent)
         env = dict(os.environ, COURSE_ROOT=str(self.root), COURSE_QUICK="1")
         env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
+        env.pop("COURSE_GRADING_SECRET", None)   # no nbgrader step the pipeline runs needs it
         return env
 
     def nbgrader(self, *args: str, check: bool = True, quiet: bool = True) -> subprocess.CompletedProcess:

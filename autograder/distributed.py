@@ -28,7 +28,6 @@ import os
 import platform
 import shutil
 import sys
-import tempfile
 import threading
 import uuid
 from dataclasses import astuple, replace
@@ -37,6 +36,7 @@ from pathlib import Path
 
 from .engine import GraderError, GradingPool, Limits, SubmissionResult
 from .sandbox import default_hidden
+from .scratch import private_folder
 from .spec import REPO_ROOT, LabSpec, load_spec
 
 PACKAGE = Path(__file__).resolve().parent
@@ -85,23 +85,23 @@ _STATE: dict = {}
 _STATE_LOCK = threading.Lock()
 
 
-def _staging() -> Path:
-    """This worker process's private folder for shipped specs, solutions and submissions."""
+def _staging(worker) -> Path:
+    """This worker process's private folder for shipped specs, solutions and submissions (its grading
+    pool's job files sit beside it): inside the Dask worker's own local directory, which Dask removes
+    when the worker closes and purges when a later worker finds it left by a killed one."""
     with _STATE_LOCK:
         if "staging" not in _STATE:
-            root = Path(tempfile.mkdtemp(prefix="autograder-dask-"))      # 0700
-            _STATE["staging"] = root
-            atexit.register(shutil.rmtree, root, ignore_errors=True)
+            _STATE["staging"] = private_folder("autograder-dask-", worker.local_directory)
         return _STATE["staging"]
 
 
-def _pool(limits: Limits, hide: tuple, threads: int) -> GradingPool:
+def _pool(limits: Limits, hide: tuple, threads: int, scratch: Path) -> GradingPool:
     """One warm pool per worker process (per limits), sized to the worker's threads; reused by every task."""
     key = (astuple(limits), hide)
     with _STATE_LOCK:
         pools = _STATE.setdefault("pools", {})
         if key not in pools:
-            pools[key] = GradingPool(threads, limits, hide=hide)
+            pools[key] = GradingPool(threads, limits, hide=hide, scratch=scratch)
             atexit.register(pools[key].close)
         return pools[key]
 
@@ -132,9 +132,10 @@ def grade_on_worker(payload: dict) -> tuple[dict, str]:
     if theirs != payload["fingerprint"]:
         raise GraderError(f"worker {worker.address} runs other code than the instructor: "
                           f"{differences(payload['fingerprint'], theirs)}; install the same versions there")
-    root = _staging()
+    root = _staging(worker)
     spec = _unpack_spec(payload["bundle"], root)
-    pool = _pool(payload["limits"], (str(root),) + tuple(payload["hide"]), worker.state.nthreads)
+    pool = _pool(payload["limits"], (str(root),) + tuple(payload["hide"]), worker.state.nthreads,
+                 Path(worker.local_directory))
     folder = root / "submissions" / uuid.uuid4().hex
     folder.mkdir(parents=True)
     notebook = folder / spec.notebook
@@ -158,13 +159,14 @@ def _bundle(spec: LabSpec) -> dict:
             "notebook": spec.notebook, "solution": solution, "digest": digest}
 
 
-def start_local_cluster(workers: int):
-    """A Dask cluster on this machine: one single-threaded worker process per grading worker."""
+def start_local_cluster(workers: int, scratch: Path):
+    """A Dask cluster on this machine: one single-threaded worker process per grading worker, with
+    its files in `scratch` (not Dask's shared dask-scratch-space), which the caller removes."""
     from distributed import LocalCluster
 
     # memory_limit=0: the sandbox limits each submission; Dask must not pause or kill a worker for it
     return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                        dashboard_address=":0", memory_limit=0)
+                        dashboard_address=":0", memory_limit=0, local_directory=str(scratch))
 
 
 class DaskPool:
@@ -172,17 +174,22 @@ class DaskPool:
 
     def __init__(self, address: str, workers: int | None = None, limits: Limits = Limits(), hide: tuple = (),
                  timeout: float = 60) -> None:
+        import dask
         from distributed import Client
 
         from .engine import usable_cores
 
         self.limits, self.hide = limits, tuple(hide)
-        self.cluster = start_local_cluster(workers or usable_cores()) if address == "local" else None
+        # a local cluster's every file lives here, removed on close even if a worker was killed
+        self.scratch = private_folder("autograder-cluster-") if address == "local" else None
+        # while the pool lives, every part of a local cluster (a killed worker's replacement too) takes
+        # its temporary folder from here, not /tmp/dask-scratch-space
+        self._settings = dask.config.set({"temporary-directory": str(self.scratch)}) if self.scratch else None
+        self.cluster = start_local_cluster(workers or usable_cores(), self.scratch) if self.scratch else None
         try:
             self.client = Client(self.cluster or address, timeout=timeout)
         except OSError as error:
-            if self.cluster is not None:
-                self.cluster.close()
+            self._close_cluster()
             raise GraderError(f"cannot reach the Dask scheduler at {address}: {error}") from None
         self.mine = fingerprint()
         self.accepted, self.refused = self._check_workers()
@@ -220,8 +227,15 @@ class DaskPool:
 
     def close(self) -> None:
         self.client.close()
+        self._close_cluster()
+
+    def _close_cluster(self) -> None:
         if self.cluster is not None:
             self.cluster.close()
+        if self.scratch is not None:
+            self._settings.__exit__(None, None, None)
+            shutil.rmtree(self.scratch, ignore_errors=True)
+        self.cluster = self.scratch = None             # closing twice is harmless
 
     def _hidden(self, notebook: Path, spec: LabSpec) -> tuple:
         """What local grading would hide, labelled the same, for a worker on a shared filesystem (the

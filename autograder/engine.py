@@ -31,6 +31,7 @@ from autograder.flags import scan_source
 from autograder.harness import FLAGS_END, OUT_OF_MEMORY, RESULT_TOO_LARGE
 from autograder.hidden import hidden_cases
 from autograder.reference import reference_output
+from autograder.scratch import private_folder
 from autograder.sandbox import allowed_paths, default_hidden, kill_uid, needed_paths
 from autograder.spec import REPO_ROOT, Case, LabSpec, Task
 from autograder.thin import thin
@@ -322,13 +323,14 @@ def _failure_reason(reply: dict, limits: Limits) -> str | None:
 # ---------------------------------------------------------------- workers
 
 class _WorkerProcess:
-    def __init__(self, spawner: concurrent.futures.Executor) -> None:
+    def __init__(self, spawner: concurrent.futures.Executor, home: Path) -> None:
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONHASHSEED": "0", "COURSE_QUICK": "1",
                "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "LANG": "C.UTF-8",
                # CPU only, from the worker on: CUDA initialised before fork is unusable in the child,
                # and its address-space reservations exceed RLIMIT_AS.
                "CUDA_VISIBLE_DEVICES": "",
-               "PYTHONPATH": str(REPO_ROOT), "HOME": tempfile.gettempdir()}
+               # HOME in the pool's own folder: IPython's and matplotlib's caches go when the pool closes
+               "PYTHONPATH": str(REPO_ROOT), "HOME": str(home)}
         self.log = tempfile.TemporaryFile()
         # The worker dies with the thread that starts it (PR_SET_PDEATHSIG), so the pool's long-lived
         # spawner thread starts it; it then warms up while this thread waits for it.
@@ -386,7 +388,8 @@ def usable_cores() -> int:
 class GradingPool:
     """Warm workers (one per core by default), each forking one sandboxed child per submission."""
 
-    def __init__(self, workers: int | None = None, limits: Limits = Limits(), hide: tuple = ()) -> None:
+    def __init__(self, workers: int | None = None, limits: Limits = Limits(), hide: tuple = (),
+                 scratch: Path | None = None) -> None:
         self.workers = workers or usable_cores()
         self.limits = limits
         self.hide = tuple(hide)
@@ -397,7 +400,9 @@ class GradingPool:
         self._idle: queue.Queue = queue.Queue()
         for index in range(self.workers):
             self._idle.put((index, None))
-        self._jobs = Path(tempfile.mkdtemp(prefix="autograder-jobs-"))   # 0700: root-only job files
+        # 0700: root-only job files, in `scratch` (a Dask worker's own folder) or the temporary folder
+        self._jobs = private_folder("autograder-jobs-", scratch)
+        (self._jobs / "home").mkdir()
         self._known: dict[tuple, dict] = {}     # visible cases' reference outputs, per lab and secret
         self._lock = threading.Lock()
         self._prepare_lock = threading.Lock()
@@ -513,7 +518,7 @@ class GradingPool:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 json.dump(job, handle)
             if worker is None or worker.process.poll() is not None:
-                worker = _WorkerProcess(self._spawner)
+                worker = _WorkerProcess(self._spawner, self._jobs / "home")
                 with self._lock:
                     self._uids.add(worker.uid)
             request = {"job": str(job_path), "result": str(result_path), "spec": _spec_ref(spec),

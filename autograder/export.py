@@ -5,6 +5,8 @@ SIS Login ID, Section`), then one column per assignment titled `<name> (<canvas 
 with a second row `Points Possible`. Canvas matches students by ID (its user id) or SIS ids, which
 come from the roster given to `autograder collect` (or the user id in Canvas file names). Failed
 and pending submissions are left blank there, never exported as a silent zero, and listed on stderr.
+Late penalties come from nbgrader's gradebook (see late.py): the CSV lists them, Canvas gets the
+score after the penalty, as `nbgrader export` does.
 """
 from __future__ import annotations
 
@@ -15,7 +17,8 @@ from .course import Course
 from .status import current
 from .store import Store
 
-CSV_COLUMNS = ["student_id", "lab_id", "state", "score", "max_score", "reason", "flags", "submission_hash"]
+CSV_COLUMNS = ["student_id", "lab_id", "state", "score", "max_score", "reason", "flags", "submission_hash",
+               "late_penalty"]
 CANVAS_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 
 
@@ -25,13 +28,31 @@ def export_csv(course: Course, labs: list[str]) -> str:
     writer.writerow(CSV_COLUMNS)
     with Store(course.results_db) as store:
         for lab in labs:
+            late = late_penalties(course, lab)
             for e in current(course, store, lab):
                 r = e.row
                 writer.writerow([e.student_id, lab, e.state, f"{r.score:g}" if r else "",
                                  f"{r.max_score:g}" if r else f"{course.spec(lab).total_points:g}",
                                  (r.reason or "") if r else "", "; ".join(r.result.get("flags", [])) if r else "",
-                                 r.submission_hash if r else ""])
+                                 r.submission_hash if r else "", f"{late.get(e.student_id, 0.0):g}" if r else ""])
     return out.getvalue()
+
+
+def late_penalties(course: Course, lab: str) -> dict[str, float]:
+    """student -> the late penalty nbgrader's gradebook holds for the lab (0 when on time)."""
+    from nbgrader.api import Gradebook
+
+    if not course.gradebook.exists():
+        return {}
+    with Gradebook(course.db_url, course.course_id) as gb:
+        return {s.student.id: float(s.late_submission_penalty or 0.0) for s in gb.assignment_submissions(lab)}
+
+
+def graded_only(course: Course, labs: list[str]) -> list[str]:
+    """The assignments with at least one stored result: an LMS import gets no empty columns for
+    labs or quizzes nobody has handed in or that are not graded yet."""
+    with Store(course.results_db) as store:
+        return [lab for lab in labs if any(e.row is not None for e in current(course, store, lab))]
 
 
 def export_canvas(course: Course, labs: list[str], assignment_ids: dict[str, str]) -> tuple[str, list[str]]:
@@ -40,6 +61,7 @@ def export_canvas(course: Course, labs: list[str], assignment_ids: dict[str, str
     with Store(course.results_db) as store:
         roster = store.roster()
         states = {lab: {e.student_id: e for e in current(course, store, lab)} for lab in labs}
+    late = {lab: late_penalties(course, lab) for lab in labs}
     students = sorted(set(roster) | {s for lab in labs for s in states[lab]})
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -64,7 +86,10 @@ def export_canvas(course: Course, labs: list[str], assignment_ids: dict[str, str
                 cells.append("")
                 warnings.append(f"{sid}: {lab} failed to grade ({entry.row.reason}); left blank")
             else:
-                cells.append(f"{entry.row.score:g}")
+                penalty = late[lab].get(sid, 0.0)
+                cells.append(f"{max(0.0, entry.row.score - penalty):g}")
+                if penalty:
+                    warnings.append(f"{sid}: {lab} late: {entry.row.score:g} less a penalty of {penalty:g}")
         writer.writerow([info.get("name") or sid, info.get("canvas_id") or "", info.get("sis_user_id") or "",
                          info.get("sis_login_id") or "", info.get("section") or ""] + cells)
     return out.getvalue(), warnings

@@ -1,6 +1,13 @@
 """Mirror the pipeline's scores into nbgrader's gradebook, so nbgrader's export, feedback and
 formgrader see them. Idempotent: recording the same result twice leaves the same gradebook, and
-`matches` tells whether a result is already there."""
+`matches` tells whether a result is already there.
+
+The gradebook tells nbgrader's own tools the truth: students carry their names from the roster
+(`collect --roster`), a failed submission has no automatic score (its grades need a manual grade and
+the notebook is flagged, so the formgrader shows it as failed, not as "graded 0"), and a submission
+after the assignment's due date (`nbgrader db assignment add LAB --duedate ...`) gets the late
+penalty nbgrader's configured LateSubmissionPlugin assigns (see late.py).
+"""
 from __future__ import annotations
 
 import datetime as dt
@@ -17,8 +24,14 @@ class GradebookWriter:
     def __init__(self, course: Course, spec: LabSpec):
         from nbgrader.api import Gradebook, MissingEntry
 
+        from .late import late_policy
+        from .store import Store
+
         ensure_alembic_on_path()
         self.spec = spec
+        with Store(course.results_db) as store:
+            self.roster = store.roster()
+        self.late = late_policy(course)
         self.notebook_id = Path(spec.notebook).stem
         self.gb = Gradebook(course.db_url, course.course_id)
         try:
@@ -43,10 +56,23 @@ class GradebookWriter:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def _points(self, result: dict) -> dict[str, float]:
-        """Each grade cell's auto_score for `result` (0 everywhere for a failed submission)."""
-        points = {t["grade_id"]: t["points"] for t in result["tasks"]} if result["status"] == "graded" else {}
+    def _points(self, result: dict) -> dict[str, float | None]:
+        """Each grade cell's auto_score for `result` (None everywhere for a failed submission: no score)."""
+        if result["status"] != "graded":
+            return {task.grade_id: None for task in self.spec.tasks}
+        points = {t["grade_id"]: t["points"] for t in result["tasks"]}
         return {task.grade_id: float(points.get(task.grade_id, 0.0)) for task in self.spec.tasks}
+
+    def _names(self, student: str) -> dict[str, str]:
+        """first_name/last_name from the roster's name ("Doe, Jane" or "Jane Doe"); the id when unknown."""
+        name = (self.roster.get(student, {}).get("name") or "").strip()
+        if "," in name:
+            last, first = (part.strip() for part in name.split(",", 1))
+        elif name:
+            first, _, last = name.rpartition(" ")
+        else:
+            first, last = "", student
+        return {"first_name": first, "last_name": last}
 
     @staticmethod
     def _timestamp(submitted_at: float | None):
@@ -54,15 +80,21 @@ class GradebookWriter:
 
     def record(self, result: dict, submitted_at: float | None = None) -> None:
         student = result["student_id"]
-        self.gb.update_or_create_student(student)
+        self.gb.update_or_create_student(student, **self._names(student))
         with warnings.catch_warnings():
             # nbgrader's own add_submission trips SQLAlchemy autoflush warnings; they are harmless noise
             warnings.filterwarnings("ignore", message=".*not in session.*")
             self.gb.update_or_create_submission(self.spec.lab_id, student, timestamp=self._timestamp(submitted_at))
+        failed = result["status"] != "graded"
         for grade_id, points in self._points(result).items():
             grade = self.gb.find_grade(grade_id, self.notebook_id, self.spec.lab_id, student)
             grade.auto_score = points
-            grade.needs_manual_grade = False
+            grade.needs_manual_grade = failed
+        notebook = self.gb.find_submission_notebook(self.notebook_id, self.spec.lab_id, student)
+        notebook.flagged = failed
+        self.gb.db.commit()
+        notebook.late_submission_penalty = self.late.penalty(self.gb.find_submission(self.spec.lab_id, student),
+                                                             notebook) if not failed else None
         self.gb.db.commit()
 
     def matches(self, result: dict, submitted_at: float | None = None) -> bool:
@@ -74,5 +106,9 @@ class GradebookWriter:
         except MissingEntry:
             return False
         scores = {g.cell.name: g.auto_score for g in submission.grades}
+        student = submission.student
+        names = {"first_name": student.first_name or "", "last_name": student.last_name or ""}
         return (submission.assignment.timestamp == self._timestamp(submitted_at)
-                and all(scores.get(grade_id) == points for grade_id, points in self._points(result).items()))
+                and submission.flagged == (result["status"] != "graded") and names == self._names(student.id)
+                and not self.late.applies(submission.assignment)    # a due date: penalties are recomputed
+                and all(scores.get(grade_id, "missing") == points for grade_id, points in self._points(result).items()))

@@ -29,9 +29,12 @@ class ItemStats:
     discrimination: float | None
 
 
-def pearson(xs: list[float], ys: list[float]) -> float | None:
+def discrimination(xs: list[float], ys: list[float]) -> float | None:
+    """Pearson r of item scores with rest scores (the corrected item-total correlation; for 0/1 items
+    the point-biserial); None below 3 students, where any two points correlate perfectly, or without
+    spread. The one discrimination statistic: lab tests here, quiz items in quiz/analytics.py."""
     n = len(xs)
-    if n < 2:
+    if n < 3:
         return None
     mx, my = sum(xs) / n, sum(ys) / n
     sxx = sum((x - mx) ** 2 for x in xs)
@@ -51,7 +54,7 @@ def item_stats(rows: list[Row], tasks: list[tuple[str, float]]) -> list[ItemStat
             item.append(got / points if points else 0.0)
             rest.append(r.score - got)
         difficulty = sum(item) / len(item) if item else float("nan")
-        stats.append(ItemStats(grade_id, points, len(item), difficulty, pearson(item, rest)))
+        stats.append(ItemStats(grade_id, points, len(item), difficulty, discrimination(item, rest)))
     return stats
 
 

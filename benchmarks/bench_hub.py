@@ -1,11 +1,13 @@
 """Load on one machine: N simulated students log in to `course hub`, start servers, run one cell each.
 
-    sudo .venv/bin/python benchmarks/bench_hub.py --students 20 [--timeout 600]
+    sudo .venv/bin/python benchmarks/bench_hub.py --students 20 [--timeout 600] [--concurrent]
 
 Everything goes over loopback through the proxy: the login form, the hub's REST API (start server),
 the student's own server (start a kernel, run `sum(range(10**6))` over the kernel websocket). Prints
 time to a ready server (median, worst), time for the cell, and resident memory per student (server +
-kernel). The accounts are temporary (tests/hub_server.py) and removed at the end.
+kernel). --concurrent sends every start request at once (a class arriving together), so the median and
+worst time to ready are each student's own; without it the requests go one after another, each blocking
+up to JupyterHub's 10 s slow-spawn wait. The accounts are temporary (tests/hub_server.py) and removed at the end.
 """
 from __future__ import annotations
 
@@ -65,19 +67,27 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=20)
     parser.add_argument("--timeout", type=float, default=600, help="seconds for all servers to be ready")
+    parser.add_argument("--concurrent", action="store_true", help="send all start requests at once")
     args = parser.parse_args()
     course = Path("/tmp") / f"bench-hub-course-{uuid.uuid4().hex[:6]}"
     course.mkdir()
     shutil.copy(ROOT / "nbgrader_config.py", course)
     names = [f"s{i:03d}" for i in range(args.students)]
     hub = make_hub(names, course)
+    load_before = open("/proc/loadavg").read().split()[0]
     try:
         hub.start()
         with ThreadPoolExecutor(8) as pool:
             list(pool.map(hub.login, names))
         began = time.monotonic()
-        for name in names:
-            hub.api("POST", f"users/{hub.users[name]}/server")
+        start = lambda name: hub.api("POST", f"users/{hub.users[name]}/server")   # noqa: E731
+        if args.concurrent:
+            burst = ThreadPoolExecutor(len(names))     # every request in flight at once; the poll below
+            for name in names:                          # sees each server become ready on its own
+                burst.submit(start, name)
+        else:
+            for name in names:
+                start(name)
         ready: dict[str, float] = {}
         while len(ready) < len(names) and time.monotonic() - began < args.timeout:
             for user in hub.api("GET", "users").json():
@@ -92,6 +102,11 @@ def main() -> int:
         memory = [rss_mib(hub.users[n]) for n in sorted(ready)]
         available = int(next(l for l in open("/proc/meminfo") if l.startswith("MemAvailable")).split()[1]) / 2**20
         times = sorted(ready.values())
+        if args.concurrent:
+            burst.shutdown(wait=True)
+        load = open("/proc/loadavg").read().split()[0]
+        print(f"starts: {'concurrent' if args.concurrent else 'one after another'}; load average before: {load_before}; "
+              f"after: {load}")
         print(f"| students | ready | median ready s | worst ready s | median cell s | worst cell s "
               f"| RSS per student MiB (median) | RSS all MiB | MemAvailable after GiB |")
         print("|---|---|---|---|---|---|---|---|---|")

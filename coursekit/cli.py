@@ -1,4 +1,4 @@
-"""The `course` command for students: start, work, check, doctor, quiz, progress."""
+"""The `course` command for students: start, work, check, doctor, quiz, progress, site."""
 from __future__ import annotations
 
 import argparse
@@ -100,6 +100,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .hub.cli import register as register_hub
 
     register_hub(sub)
+    from .site.build import register as register_site
+
+    register_site(sub)
     return parser
 
 

@@ -1,4 +1,5 @@
-"""Shared fixtures: the repository root, a real JupyterLab server, and a headless Chromium page."""
+"""Shared fixtures: the repository root, course notebooks executed once per session, a real JupyterLab
+server, and a headless Chromium page."""
 from __future__ import annotations
 
 import contextlib
@@ -65,6 +66,14 @@ def _wait_until_up(server: LabServer, timeout: float = 90) -> None:
         except OSError:
             time.sleep(0.3)
     raise RuntimeError(f"JupyterLab did not answer within {timeout}s; log:\n{server.log.read_text()[-3000:]}")
+
+
+@pytest.fixture(scope="session")
+def executed_notebooks(tmp_path_factory):
+    """`executed_notebooks.get(path)`: the notebook executed once per session, shared by every test."""
+    from notebook_runner import ExecutedNotebooks
+
+    return ExecutedNotebooks(tmp_path_factory.mktemp("executed"))
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,9 @@
-"""Execute a notebook headless with nbclient and say exactly which cell failed."""
+"""Execute a notebook headless with nbclient and say exactly which cell failed; run each course
+notebook once per test session (`ExecutedNotebooks`, the `executed_notebooks` fixture)."""
 from __future__ import annotations
 
+import copy
+import json
 import os
 import re
 import time
@@ -39,3 +42,55 @@ def execute_notebook(path: Path, *, env: dict | None = None, timeout: int = 300,
         os.environ.clear()
         os.environ.update(saved)
     return nb, time.perf_counter() - start
+
+
+ROOT = Path(__file__).resolve().parent.parent
+TIMES = ROOT / "tests" / "artifacts" / "notebook-times.json"
+
+
+def run_env(progress_dir: Path, **extra: str) -> dict:
+    """What lessons and solutions run with: on CPU whatever the machine has, a throwaway progress store."""
+    return {"COURSE_DEVICE": "cpu", "COURSE_PROGRESS_DIR": str(progress_dir), **extra}
+
+
+def record_time(path: Path, seconds: float) -> None:
+    """Times belong in an artifact (and benchmarks/RESULTS.md), never in an assertion."""
+    TIMES.parent.mkdir(parents=True, exist_ok=True)
+    times = json.loads(TIMES.read_text()) if TIMES.exists() else {}
+    key = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)
+    times[key] = round(seconds, 2)
+    TIMES.write_text(json.dumps(times, indent=1, sort_keys=True))
+
+
+class ExecutedNotebooks:
+    """Each course notebook runs once per test session, whichever test asks first; later askers get
+    the same executed copy (or the same failure)."""
+
+    def __init__(self, scratch: Path):
+        self.scratch = scratch
+        self._runs: dict[tuple[Path, bool], tuple[nbformat.NotebookNode, float] | NotebookFailed] = {}
+
+    def get(self, path: Path, *, allow_errors: bool = False) -> nbformat.NotebookNode:
+        key = (Path(path).resolve(), allow_errors)
+        if key not in self._runs:
+            progress = self.scratch / f"progress-{len(self._runs)}"
+            progress.mkdir(parents=True)
+            # Lessons run as a student opens them; labs in quick mode with a test secret, as CI grades them.
+            lesson = key[0].is_relative_to(ROOT / "course")
+            env = run_env(progress, **({} if lesson else {"COURSE_QUICK": "1", "COURSE_GRADING_SECRET": "test-suite-secret"}))
+            try:
+                nb, seconds = execute_notebook(key[0], env=env, allow_errors=allow_errors)
+                record_time(key[0], seconds)
+                self._runs[key] = (nb, seconds)
+            except NotebookFailed as failed:
+                self._runs[key] = failed
+        run = self._runs[key]
+        if isinstance(run, NotebookFailed):
+            raise run
+        return copy.deepcopy(run[0])      # a test that edits its copy cannot change another's
+
+
+def grade_cells(nb: nbformat.NotebookNode) -> dict[str, nbformat.NotebookNode]:
+    """nbgrader's graded code cells (the labs' test cells) by grade_id, in notebook order."""
+    return {c.metadata["nbgrader"]["grade_id"]: c for c in nb.cells
+            if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("grade")}

@@ -12,7 +12,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,6 +24,7 @@ from autograder.spec import load_spec
 from test_autograder_adversarial import catalog, needs_root
 from test_autograder_pipeline import (HONEST, LAB, cli, comparable, env, generated, notebook_text,  # noqa: F401
                                       store_rows, write_folder)
+from waiting import wait_for
 
 pytestmark = [pytest.mark.slow, needs_root]
 DASK = Path(sys.executable).parent / "dask"
@@ -70,16 +70,6 @@ def _plain_env() -> dict:
     return {k: v for k, v in os.environ.items() if k not in ("COURSE_GRADING_SECRET", "AUTOGRADER_SPEC_PATH")}
 
 
-def _wait(condition, seconds: float, what: str):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        found = condition()
-        if found:
-            return found
-        time.sleep(0.1)
-    raise AssertionError(f"timed out after {seconds:g} s waiting for {what}")
-
-
 def _stale_copy(folder: Path) -> Path:
     """An autograder package that differs from this checkout's by one line, as an out-of-date worker has."""
     target = folder / "stale-code" / "autograder"
@@ -98,11 +88,14 @@ def cluster(tmp_path_factory):
     folder = tmp_path_factory.mktemp("dask")
     found = Cluster(folder)
     scheduler_file = folder / "scheduler.json"
-    common = ("--nthreads", "1", "--no-dashboard", "--memory-limit", "0", "--scheduler-file", str(scheduler_file))
+    # --local-directory: the workers' files (and the autograder's staging inside) go with the test's folder,
+    # not into /tmp/dask-scratch-space, where SIGKILLed workers would leave them
+    common = ("--nthreads", "1", "--no-dashboard", "--memory-limit", "0", "--scheduler-file", str(scheduler_file),
+              "--local-directory", str(folder / "scratch"))
     try:
         found.start("scheduler", "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
                     "--scheduler-file", str(scheduler_file))
-        _wait(scheduler_file.exists, 60, "the scheduler file")
+        wait_for(scheduler_file.exists, 60, "the scheduler file")
         found.address = json.loads(scheduler_file.read_text())["address"]
         found.start("w1", "worker", "--name", "w1", "--host", "127.0.0.1", *common)
         found.start("w2", "worker", "--name", "w2", "--host", "127.0.0.1", "--resources", "GPU=1", *common)
@@ -200,10 +193,10 @@ def test_killed_worker_and_killed_client_lose_and_duplicate_nothing(cluster, gen
                                "--cluster", cluster.address, "--no-progress"], cwd=course, env=env(course),
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
-        _wait(lambda: _rows(course) >= 2 or client.poll() is not None, 300, "two graded rows")
+        wait_for(lambda: _rows(course) >= 2 or client.poll() is not None, 300, "two graded rows")
         assert client.poll() is None, "the batch finished before the worker could be killed"
         cluster.kill("w1")                             # mid-batch, most likely mid-submission
-        _wait(lambda: _rows(course) >= 8 or client.poll() is not None, 300, "eight graded rows")
+        wait_for(lambda: _rows(course) >= 8 or client.poll() is not None, 300, "eight graded rows")
         assert client.poll() is None, "the batch finished before the client could be killed"
         os.killpg(client.pid, signal.SIGKILL)
     finally:
@@ -253,7 +246,7 @@ def test_a_submission_whose_worker_dies_on_every_try_fails_with_a_reason(tmp_pat
     with dask.config.set({"distributed.scheduler.allowed-failures": 0}), \
             DaskPool("local", 1, limits=Limits(wall_s=300)) as pool:
         future = pool.submit(paths["hang"], spec, student_id="hang", secret=SECRET)
-        _wait(lambda: any(pool.client.processing().values()), 120, "the task to start")
+        wait_for(lambda: any(pool.client.processing().values()), 120, "the task to start")
         (pid,) = pool.client.run(os.getpid).values()
         os.kill(pid, signal.SIGKILL)                   # the Dask worker process, mid-submission
         result = future.result(timeout=120)

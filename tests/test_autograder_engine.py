@@ -321,15 +321,15 @@ def _worker_pids() -> list[int]:
 @pytest.mark.slow
 def test_a_dead_worker_fails_one_submission_and_the_batch_goes_on(tmp_path):
     import signal
-    import time
 
     from autograder.sandbox import processes_of
+    from waiting import wait_for
 
     paths = catalog.write_all(tmp_path, ["hang", "honest"])
     with GradingPool(1, Limits(wall_s=60)) as pool:
         assert pool.submit(paths["honest"], SPEC, student_id="warm", secret=b"k").result().score == 7.0
         hung = pool.submit(paths["hang"], SPEC, student_id="hang", secret=b"k")
-        time.sleep(2)                                # the hanging notebook is now running
+        wait_for(lambda: processes_of(pool.worker_uids[0]), 120, "the hanging notebook to run as the sandbox user", 0.05)
         [worker] = _worker_pids()
         os.kill(worker, signal.SIGKILL)
         result = hung.result(timeout=120)

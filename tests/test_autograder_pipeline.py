@@ -498,7 +498,7 @@ def test_roster_maps_canvas_ids_and_aliases(tmp_path):
 
 
 def test_item_analytics_on_a_known_table():
-    from autograder.report import histogram, item_stats, pearson
+    from autograder.report import discrimination, histogram, item_stats
     from autograder.store import Row
 
     def row(student, a, b):
@@ -509,7 +509,7 @@ def test_item_analytics_on_a_known_table():
     rows = [row("s1", 1, 2), row("s2", 1, 2), row("s3", 0, 0), row("s4", 1, 0)]
     a, b = item_stats(rows, [("A", 1.0), ("B", 2.0)])
     assert a.difficulty == pytest.approx(0.75) and b.difficulty == pytest.approx(0.5)
-    assert a.discrimination == pytest.approx(pearson([1, 1, 0, 1], [2, 2, 0, 0]))
+    assert a.discrimination == pytest.approx(discrimination([1, 1, 0, 1], [2, 2, 0, 0]))
     assert a.discrimination == pytest.approx(0.57735, rel=1e-4)
     constant = item_stats([row("s1", 1, 2), row("s2", 1, 0)], [("A", 1.0)])[0]
     assert constant.discrimination is None          # everyone passed A: undefined, not 0

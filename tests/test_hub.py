@@ -119,7 +119,7 @@ def own_pids(hub, name: str) -> list[int]:
 def test_a_dead_student_server_is_restarted_with_the_files_kept(hub):
     import signal
 
-    from hub_server import wait_for
+    from waiting import wait_for
 
     session = hub.sessions.get("ada") or hub.login("ada")
     hub.start_server("ada")
@@ -161,3 +161,57 @@ def test_progress_is_per_student_in_their_own_home(hub):
     assert str(hub.home("cai") / ".local/share/llm-course/progress.json") in cai.stdout
     assert "lab1-roofline" in cai.stdout and "lab1-roofline" not in mallory.stdout
     assert str(hub.home("mallory")) in mallory.stdout
+
+
+def submission_files(hub) -> list[str]:
+    inbound = hub.data / "exchange" / "llm-train-vs-infer" / "inbound"
+    return sorted(str(p.relative_to(inbound)) for p in inbound.rglob("*"))
+
+
+def gradebook_totals(hub, lab: str) -> dict[str, float]:
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{hub.home('prof') / 'course' / 'gradebook.db'}", "llm-train-vs-infer") as gb:
+        return {s.student.id: s.score for s in gb.assignment_submissions(lab)}
+
+
+@pytest.mark.slow
+def test_hub_restart_mid_class_keeps_every_submission_and_grade(hub):
+    import nbformat
+    import requests
+
+    from test_hub_browser import ANSWERS, EXPECTED, LAB, instructor
+
+    instructor(hub, "autograder", "generate", LAB)
+    instructor(hub, "nbgrader", "release_assignment", LAB)
+    for name in ("ada", "cai"):                     # one right, one blank; submitted from their terminals
+        assert hub.as_user(name, "nbgrader", "fetch_assignment", LAB).returncode == 0
+        notebook = hub.home(name) / LAB / f"{LAB}.ipynb"
+        nb = nbformat.read(notebook, as_version=4)
+        for cell in nb.cells:
+            grade_id = (cell.metadata.get("nbgrader") or {}).get("grade_id")
+            if ANSWERS[name] and grade_id in ANSWERS[name]:
+                cell.source = f"{cell.source.splitlines()[0]}\n    {ANSWERS[name][grade_id]}"
+        nbformat.write(nb, notebook)
+        done = hub.as_user(name, "nbgrader", "submit", LAB)
+        assert done.returncode == 0, done.stderr
+    instructor(hub, "nbgrader", "collect", LAB)
+    instructor(hub, "autograder", "grade", LAB, "--no-progress")
+    hub.login("prof")
+    hub.start_server("prof")
+    users = sorted(u["name"] for u in hub.api("GET", "users").json())
+    submissions, grades = submission_files(hub), gradebook_totals(hub, LAB)
+    expected = {hub.users[n]: EXPECTED[n] for n in ("ada", "cai")}
+    assert len([f for f in submissions if f.endswith(f"{LAB}.ipynb")]) == 2 and grades == expected
+
+    hub.stop_hub()                                  # mid-class: the hub goes down and comes back
+    hub.start()
+    assert sorted(u["name"] for u in hub.api("GET", "users").json()) == users
+    assert submission_files(hub) == submissions and gradebook_totals(hub, LAB) == expected
+    listed = requests.get(f"{hub.url}/user/{hub.users['prof']}/formgrader/api/submissions/{LAB}",
+                          headers={"Authorization": f"token {hub.user_token('prof')}"}, timeout=60)
+    assert listed.status_code == 200, listed.text   # the instructor's server is routed again, grades intact
+    assert {row["student"]: row["score"] for row in listed.json() if row["student"] in expected} == expected
+    # the class carries on: a submission made after the restart arrives beside the earlier ones
+    assert hub.as_user("ada", "nbgrader", "submit", LAB).returncode == 0
+    assert len([f for f in submission_files(hub) if f.endswith(f"{LAB}.ipynb")]) == 3

@@ -18,7 +18,8 @@ import requests
 
 from coursekit.hub.classroom import Layout
 from coursekit.hub.config import server_environment
-from hub_server import PASSWORD, make_hub, wait_for
+from hub_server import PASSWORD, make_hub
+from waiting import wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
 PIPELINE = ROOT / "tests" / "fixtures" / "pipeline"

@@ -19,19 +19,30 @@ def test_every_lab_is_here():
     assert {"lab1-roofline", "lab2-cluster", "lab3-kv-cache", "lab4-economics", "lab5-moe"} <= set(LABS)
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("lab", LABS)
-def test_engine_gives_the_solution_full_marks_and_the_student_version_none(lab, tmp_path):
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """One warm pool grades every lab's solution and student version, as an instructor's batch would
+    (workers and their torch import are paid once, not once per lab)."""
     from autograder.engine import GradingPool, Limits
 
+    folder = tmp_path_factory.mktemp("graded")
+    copies = {}
+    for lab in LABS:
+        for kind, src in (("solution", ROOT / "solutions" / lab / f"{lab}.ipynb"), ("student", ROOT / "labs" / lab / f"{lab}.ipynb")):
+            dst = folder / kind / lab / f"{lab}.ipynb"
+            dst.parent.mkdir(parents=True)
+            shutil.copy(src, dst)
+            copies[lab, kind] = dst
+    with GradingPool(limits=Limits(wall_s=240)) as pool:
+        futures = {key: pool.submit(path, load_spec(key[0]), student_id=key[1], secret=b"k") for key, path in copies.items()}
+        return {key: future.result() for key, future in futures.items()}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lab", LABS)
+def test_engine_gives_the_solution_full_marks_and_the_student_version_none(lab, graded):
     spec = load_spec(lab)
-    solution, student = tmp_path / "solution" / f"{lab}.ipynb", tmp_path / "student" / f"{lab}.ipynb"
-    for src, dst in ((ROOT / "solutions" / lab / f"{lab}.ipynb", solution), (ROOT / "labs" / lab / f"{lab}.ipynb", student)):
-        dst.parent.mkdir()
-        shutil.copy(src, dst)
-    with GradingPool(1, Limits(wall_s=240)) as pool:
-        full = pool.submit(solution, spec, student_id="sol", secret=b"k").result()
-        none = pool.submit(student, spec, student_id="stu", secret=b"k").result()
+    full, none = graded[lab, "solution"], graded[lab, "student"]
     assert full.score == spec.total_points, [(t.grade_id, t.passed, t.message) for t in full.tasks]
     assert none.score == 0, [(t.grade_id, t.passed) for t in none.tasks]
     assert not [f for f in full.flags if f.startswith(("network", "fork"))], full.flags

@@ -1,7 +1,8 @@
-"""Lab 1 (roofline): spec vs solution, solution vs coursekit.calc, and both notebooks end to end."""
+"""Lab 1 (roofline), what only this lab has: the solution agrees with coursekit.calc on hidden cases,
+the checks reject its classic mistakes, and the notebook's markdown names one deliverable per task.
+The contract every lab keeps is in tests/test_labs_contract.py."""
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 import nbformat
@@ -15,33 +16,12 @@ from coursekit.calc import memory, roofline
 ROOT = Path(__file__).resolve().parent.parent
 LAB = "lab1-roofline"
 SOLUTION = ROOT / "solutions" / LAB / f"{LAB}.ipynb"
-STUDENT = ROOT / "labs" / LAB / f"{LAB}.ipynb"
 SPEC = load_spec(LAB)
 
 
-def _grade_cells(path: Path) -> dict[str, nbformat.NotebookNode]:
-    nb = nbformat.read(path, as_version=4)
-    return {c.metadata["nbgrader"]["grade_id"]: c for c in nb.cells
-            if c.metadata.get("nbgrader", {}).get("grade")}
-
-
-def test_spec_tasks_match_the_notebook_test_cells():
-    cells = _grade_cells(SOLUTION)
-    assert set(cells) == {t.grade_id for t in SPEC.tasks}
-    for task in SPEC.tasks:
-        assert cells[task.grade_id].metadata["nbgrader"]["points"] == task.points
-        assert f'run_visible("{LAB}", "{task.grade_id}", {task.function})' in cells[task.grade_id].source
+def test_every_task_has_one_deliverable():
     markdown = "\n".join(c.source for c in nbformat.read(SOLUTION, as_version=4).cells if c.cell_type == "markdown")
-    for task in SPEC.tasks:
-        assert f"{task.title} ({task.points:g} point" in markdown
     assert markdown.count("**Deliverable:**") == len(SPEC.tasks)
-
-
-@pytest.mark.parametrize("task", SPEC.tasks, ids=lambda t: t.grade_id)
-def test_visible_expected_equals_the_solution_reference(task):
-    for case in task.visible:
-        assert case.expected is not None, f"{task.grade_id}/{case.name}: visible cases show their expected value"
-        assert task.compare(case.expected, reference_output(SPEC, task, case)) is None, case.name
 
 
 def _calc_equivalent(task, args):
@@ -68,11 +48,6 @@ def test_solution_agrees_with_coursekit_calc_on_hidden_cases(task):
     for case in cases:
         want = task.encode(_calc_equivalent(task, case.args))
         assert task.compare(reference_output(SPEC, task, case), want) is None, case
-
-
-def test_hidden_cases_depend_on_the_secret():
-    task = SPEC.task("test_decode")
-    assert hidden_cases(SPEC, task, b"one") != hidden_cases(SPEC, task, b"two")
 
 
 def _wrong_intensity(m, k, n, bytes_per_element):      # forgets to count writing C
@@ -106,40 +81,3 @@ def test_decode_reference_rejects_using_query_heads_for_the_kv_cache():
     gqa = next(c for c in task.visible if "GQA" in c.name)
     message = task.compare(task.encode(mha_kv(*gqa.args)), gqa.expected)
     assert message and "kv_bytes" in message
-
-
-def test_student_version_has_no_solutions_or_hidden_tests():
-    text = STUDENT.read_text()
-    assert "BEGIN SOLUTION" not in text and "BEGIN HIDDEN TESTS" not in text
-    assert text.count("raise NotImplementedError()") == len(SPEC.tasks)
-    assert set(_grade_cells(STUDENT)) == {t.grade_id for t in SPEC.tasks}
-
-
-GRADING_ENV = {"COURSE_QUICK": "1", "COURSE_GRADING_SECRET": "m1-lab-test-secret"}
-
-
-@pytest.mark.slow
-def test_solution_notebook_passes_every_test_cell():
-    from notebook_runner import execute_notebook
-
-    nb, seconds = execute_notebook(SOLUTION, env=GRADING_ENV)
-    assert seconds < 90
-    for grade_id, cell in _grade_cells_from(nb).items():
-        assert not [o for o in cell.outputs if o.get("output_type") == "error"], grade_id
-        text = "".join(o.get("text", "") for o in cell.outputs)
-        assert text.count("ok ") == len(SPEC.task(grade_id).visible), grade_id
-
-
-@pytest.mark.slow
-def test_student_version_fails_every_graded_cell_until_implemented():
-    from notebook_runner import execute_notebook
-
-    nb, _ = execute_notebook(STUDENT, env=GRADING_ENV, allow_errors=True)
-    for grade_id, cell in _grade_cells_from(nb).items():
-        errors = [o for o in cell.outputs if o.get("output_type") == "error"]
-        assert errors, f"{grade_id} passed without an implementation"
-        assert "not implemented yet" in errors[0]["evalue"], errors[0]["evalue"]
-
-
-def _grade_cells_from(nb) -> dict:
-    return {c.metadata["nbgrader"]["grade_id"]: c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")}

@@ -80,17 +80,17 @@ def _errata_cell(name, marker):
 
 def test_lesson1_errata_corrects_seed_003s_serving_bill():
     """Seed 003: 1e9 tokens/day at $0.002 per 1K tokens is $730k a year, not $730M; a 10% cut saves $73k."""
-    volume, price = serving_cost.SEED003_TOKENS_PER_DAY, serving_cost.SEED003_PRICE_PER_1K
+    volume, price = serving_cost.EXAMPLE_TOKENS_PER_DAY, serving_cost.EXAMPLE_PRICE_PER_1K
     assert (volume, price) == (1e9, 0.002)
     assert serving_cost.daily_cost(volume, price) == pytest.approx(2_000)
     assert serving_cost.annual_cost(volume, price) == pytest.approx(730_000)
     assert serving_cost.annual_savings(volume, price, 0.10) == pytest.approx(73_000)
     # the seed's figures are 1,000x too big: what $0.002 per *token* would cost
-    assert serving_cost.SEED003_CLAIMED_ANNUAL / serving_cost.annual_cost(volume, price) == pytest.approx(1000)
-    assert serving_cost.annual_cost(volume, price * 1000) == pytest.approx(serving_cost.SEED003_CLAIMED_ANNUAL)
-    assert serving_cost.SEED003_CLAIMED_SAVINGS / serving_cost.annual_savings(volume, price, 0.10) == pytest.approx(1000)
+    assert serving_cost.CLAIMED_ANNUAL_BILL / serving_cost.annual_cost(volume, price) == pytest.approx(1000)
+    assert serving_cost.annual_cost(volume, price * 1000) == pytest.approx(serving_cost.CLAIMED_ANNUAL_BILL)
+    assert serving_cost.CLAIMED_ANNUAL_SAVINGS / serving_cost.annual_savings(volume, price, 0.10) == pytest.approx(1000)
     # "insignificant within two months" is decades at the seed's volume
-    lo, hi = serving_cost.SEED003_TRAINING_COST
+    lo, hi = serving_cost.CLAIMED_GPT4_TRAINING_COST
     assert serving_cost.days_to_match(lo, volume, price) == pytest.approx(25_000)
     assert serving_cost.days_to_match(hi, volume, price) == pytest.approx(50_000)
     assert serving_cost.tokens_per_day_to_match(lo, 61, price) == pytest.approx(4.098e11, rel=1e-3)

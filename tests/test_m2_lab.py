@@ -1,60 +1,24 @@
-"""Lab 2 (cluster plan): the spec agrees with the solution and with coursekit.calc, the grader rejects
-classic mistakes, the solution passes every test cell, and the student version fails every graded cell."""
+"""Lab 2 (cluster plan), what only this lab has: the solution agrees with coursekit.calc, the checks
+reject classic parallelism mistakes, the scenario plan is sound, and the measured all-reduce cell
+confirms every result. The contract every lab keeps is in tests/test_labs_contract.py."""
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
 
-from autograder.reference import reference_output, solution_namespace
-from autograder.spec import load_spec
+from autograder.reference import solution_namespace
 from coursekit import hardware
 from coursekit.calc import cluster_plan, parallelism as par, training_run as run
-from notebook_runner import execute_notebook
 
 ROOT = Path(__file__).resolve().parent.parent
 LAB = "lab2-cluster"
 SOLUTION = ROOT / "solutions" / LAB / f"{LAB}.ipynb"
-STUDENT = ROOT / "labs" / LAB / f"{LAB}.ipynb"
-SPEC = load_spec(LAB)
-GRADED = [t.grade_id for t in SPEC.tasks]
 
 
 @pytest.fixture(scope="module")
 def solution():
     return solution_namespace(SOLUTION)
-
-
-def test_spec_matches_the_notebook_tasks():
-    import nbformat
-
-    nb = nbformat.read(SOLUTION, as_version=4)
-    cells = {c.metadata["nbgrader"]["grade_id"]: c.metadata["nbgrader"] for c in nb.cells
-             if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("grade")}
-    assert list(cells) == GRADED
-    assert {g: cells[g]["points"] for g in GRADED} == {t.grade_id: t.points for t in SPEC.tasks}
-    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
-    for task in SPEC.tasks:
-        assert f"{task.title} ({task.points:g} point" in text, task.title
-
-
-@pytest.mark.parametrize("grade_id", GRADED)
-def test_visible_expected_equals_reference(grade_id, solution):
-    task = SPEC.task(grade_id)
-    for case in task.visible:
-        assert case.expected is not None, case.name
-        assert task.compare(case.expected, reference_output(SPEC, task, case)) is None, case.name
-
-
-@pytest.mark.parametrize("grade_id", GRADED)
-def test_solution_passes_visible_and_hidden_cases(grade_id, solution, monkeypatch):
-    from autograder.check import run_visible
-    from autograder.hidden import check_task
-
-    monkeypatch.setenv("COURSE_GRADING_SECRET", "m2-test-secret")
-    task = SPEC.task(grade_id)
-    assert run_visible(LAB, grade_id, solution[task.function]) == len(task.visible)
-    check_task(LAB, grade_id, solution)
 
 
 def test_solution_agrees_with_coursekit(solution):
@@ -129,25 +93,7 @@ def test_scenario_plan_fits_and_keeps_tp_inside_a_node():
 
 
 @pytest.mark.slow
-def test_solution_notebook_passes_every_test_cell():
-    nb, seconds = execute_notebook(SOLUTION, env={"COURSE_QUICK": "1", "COURSE_GRADING_SECRET": "m2-secret",
-                                                  "COURSE_DEVICE": "cpu"})
-    ran = [c.metadata["nbgrader"]["grade_id"] for c in nb.cells
-           if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("grade")]
-    assert ran == GRADED
-    measured = next(c for c in nb.cells if c.metadata["nbgrader"]["grade_id"] == "measure")
+def test_measured_allreduce_confirms_every_result(executed_notebooks):
+    nb = executed_notebooks.get(SOLUTION)
+    measured = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "measure")
     assert "every result checked: True" in "".join(o.get("text", "") for o in measured.outputs)
-    assert seconds < 90 * 3      # budget 90 s; 3x for a shared machine (tests/artifacts has the real time)
-
-
-@pytest.mark.slow
-def test_student_version_fails_every_graded_cell_until_implemented():
-    assert STUDENT.exists(), "run: autograder generate lab2-cluster"
-    nb, _ = execute_notebook(STUDENT, env={"COURSE_QUICK": "1", "COURSE_GRADING_SECRET": "m2-secret", "COURSE_DEVICE": "cpu"},
-                             allow_errors=True)
-    failed = {c.metadata["nbgrader"]["grade_id"]: any(o.get("output_type") == "error" for o in c.outputs)
-              for c in nb.cells if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("grade")}
-    assert set(failed) == set(GRADED)
-    assert all(failed.values()), f"graded cells that passed without an implementation: {[k for k, v in failed.items() if not v]}"
-    text = "".join(c.source for c in nb.cells)
-    assert "BEGIN SOLUTION" not in text and "BEGIN HIDDEN TESTS" not in text

@@ -1,6 +1,6 @@
-"""Lab 3 (KV cache): the spec agrees with the solution, the grader rejects broken caches, the solution
-passes every test cell, the student version fails every graded cell, and the course's decoder with
-the solution's cache agrees with Hugging Face's Llama and its own cache."""
+"""Lab 3 (KV cache), what only this lab has: the cache reproduces recomputation, the checks reject
+broken caches, and the course's decoder with the solution's cache agrees with Hugging Face's Llama
+and its own cache. The contract every lab keeps is in tests/test_labs_contract.py."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -8,41 +8,16 @@ from pathlib import Path
 import pytest
 import torch
 
-from autograder.reference import reference_output, solution_namespace
-from autograder.spec import load_spec
-from notebook_runner import execute_notebook
+from autograder.reference import solution_namespace
 
 ROOT = Path(__file__).resolve().parent.parent
 LAB = "lab3-kv-cache"
 SOLUTION = ROOT / "solutions" / LAB / f"{LAB}.ipynb"
-STUDENT = ROOT / "labs" / LAB / f"{LAB}.ipynb"
-SPEC = load_spec(LAB)
-GRADED = [t.grade_id for t in SPEC.tasks]
 
 
 @pytest.fixture(scope="module")
 def solution():
     return solution_namespace(SOLUTION)
-
-
-@pytest.mark.parametrize("grade_id", GRADED)
-def test_visible_expected_equals_reference(grade_id, solution):
-    task = SPEC.task(grade_id)
-    for case in task.visible:
-        if case.expected is None:       # judged against the model itself (Task.reference)
-            continue
-        assert task.compare(case.expected, reference_output(SPEC, task, case)) is None, case.name
-
-
-@pytest.mark.parametrize("grade_id", GRADED)
-def test_solution_passes_visible_and_hidden_cases(grade_id, solution, monkeypatch):
-    from autograder.check import run_visible
-    from autograder.hidden import check_task
-
-    monkeypatch.setenv("COURSE_GRADING_SECRET", "m3-test-secret")
-    task = SPEC.task(grade_id)
-    assert run_visible(LAB, grade_id, solution[task.function]) == len(task.visible)
-    check_task(LAB, grade_id, solution)
 
 
 def test_cached_generation_is_well_inside_the_stated_tolerance(solution):
@@ -92,28 +67,6 @@ def test_grader_rejects_allocator_that_reserves_per_token(solution):
 
     with pytest.raises(AssertionError, match="paged block allocator"):
         run_visible(LAB, "test_allocator", one_block_per_append)
-
-
-@pytest.mark.slow
-def test_solution_notebook_passes_every_test_cell():
-    nb, seconds = execute_notebook(SOLUTION, env={"COURSE_QUICK": "1", "COURSE_GRADING_SECRET": "m3-secret"})
-    ran = [c.metadata["nbgrader"]["grade_id"] for c in nb.cells
-           if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("grade")]
-    assert ran == GRADED
-    assert seconds < 90
-
-
-@pytest.mark.slow
-def test_student_version_fails_every_graded_cell_until_implemented():
-    assert STUDENT.exists(), "run: autograder generate lab3-kv-cache"
-    nb, _ = execute_notebook(STUDENT, env={"COURSE_QUICK": "1", "COURSE_GRADING_SECRET": "m3-secret"},
-                             allow_errors=True)
-    failed = {c.metadata["nbgrader"]["grade_id"]: any(o.get("output_type") == "error" for o in c.outputs)
-              for c in nb.cells if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("grade")}
-    assert set(failed) == set(GRADED)
-    assert all(failed.values()), f"graded cells that passed without an implementation: {[k for k, v in failed.items() if not v]}"
-    text = "".join(c.source for c in nb.cells)
-    assert "BEGIN SOLUTION" not in text and "BEGIN HIDDEN TESTS" not in text
 
 
 @pytest.mark.slow

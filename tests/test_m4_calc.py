@@ -30,7 +30,7 @@ def test_cost_per_million_tokens_counts_idle_hours():
 def test_serving_bill_and_the_sources_thousandfold_slip():
     bill = serving_cost.serving_bill(1e9, 2.0)        # $0.002 per 1K = $2 per million
     assert bill == {"daily": 2000.0, "yearly": 730_000.0}
-    assert bill["yearly"] == serving_cost.annual_cost(1e9, 0.002) == serving_cost.SEED003_CLAIMED_ANNUAL / 1000
+    assert bill["yearly"] == serving_cost.annual_cost(1e9, 0.002) == serving_cost.CLAIMED_ANNUAL_BILL / 1000
 
 
 def test_break_even_day_flat_and_compounding():

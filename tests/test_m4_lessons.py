@@ -55,7 +55,7 @@ def test_lesson1_the_thousandfold_slip():
     assert "**$730,000** a year" in text and "$73,000." in text
     assert serving_cost.annual_cost(1e9, 0.002) == pytest.approx(730_000)
     assert serving_cost.annual_savings(1e9, 0.002, 0.1) == pytest.approx(73_000)
-    assert serving_cost.SEED003_CLAIMED_ANNUAL / serving_cost.annual_cost(1e9, 0.002) == pytest.approx(1000)
+    assert serving_cost.CLAIMED_ANNUAL_BILL / serving_cost.annual_cost(1e9, 0.002) == pytest.approx(1000)
     # "serving needs decades to match it"
     assert serving_cost.days_to_match(50e6, 1e9, 0.002) / 365 > 20
 
@@ -162,7 +162,7 @@ def test_lesson1_serving_is_the_bigger_bill_only_with_traffic():
     text = M4.markdown(LESSONS[0])
     per_m = levers.decode_cost_for("Llama 2 70B", "NVIDIA H100 SXM", 4, 64, 2048, 0.5)
     startup = sum(tco.daily_costs(serving_cost.daily_cost(500e6, per_m / 1000), 3 * 365)) / 30e6
-    chatgpt = sum(tco.daily_costs(serving_cost.SEED003_CHATGPT_PER_DAY, 3 * 365)) / 100e6
+    chatgpt = sum(tco.daily_costs(serving_cost.REPORTED_CHATGPT_COST_PER_DAY, 3 * 365)) / 100e6
     # "three years of serving cost about eight times a $100M training run; the startup's ... about a tenth"
     assert "eight times a $100M training run" in text
     assert round(chatgpt) == 8

@@ -1,6 +1,6 @@
-"""Lab 5 (MoE): the spec agrees with the solution, the grader rejects classic mistakes, the solution
-passes every test cell, the student version fails every graded cell, and the vectorized layer equals
-the course's per-token reference."""
+"""Lab 5 (MoE), what only this lab has: the checks reject classic mistakes, the vectorized layer equals
+the course's per-token reference, and speculation, scaling and counts agree with coursekit. The
+contract every lab keeps is in tests/test_labs_contract.py."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -8,53 +8,16 @@ from pathlib import Path
 import pytest
 import torch
 
-from autograder.reference import reference_output, solution_namespace
-from autograder.spec import load_spec
-from notebook_runner import execute_notebook
+from autograder.reference import solution_namespace
 
 ROOT = Path(__file__).resolve().parent.parent
 LAB = "lab5-moe"
 SOLUTION = ROOT / "solutions" / LAB / f"{LAB}.ipynb"
-STUDENT = ROOT / "labs" / LAB / f"{LAB}.ipynb"
-SPEC = load_spec(LAB)
-GRADED = [t.grade_id for t in SPEC.tasks]
 
 
 @pytest.fixture(scope="module")
 def solution():
     return solution_namespace(SOLUTION)
-
-
-def test_spec_matches_the_notebook_tasks():
-    import nbformat
-
-    nb = nbformat.read(SOLUTION, as_version=4)
-    cells = {c.metadata["nbgrader"]["grade_id"]: c.metadata["nbgrader"] for c in nb.cells
-             if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("grade")}
-    assert list(cells) == GRADED
-    assert {g: cells[g]["points"] for g in GRADED} == {t.grade_id: t.points for t in SPEC.tasks}
-    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
-    for task in SPEC.tasks:
-        assert f"{task.title} ({task.points:g} point" in text, task.title
-
-
-@pytest.mark.parametrize("grade_id", GRADED)
-def test_visible_expected_equals_reference(grade_id, solution):
-    task = SPEC.task(grade_id)
-    for case in task.visible:
-        assert case.expected is not None, case.name
-        assert task.compare(case.expected, reference_output(SPEC, task, case)) is None, case.name
-
-
-@pytest.mark.parametrize("grade_id", GRADED)
-def test_solution_passes_visible_and_hidden_cases(grade_id, solution, monkeypatch):
-    from autograder.check import run_visible
-    from autograder.hidden import check_task
-
-    monkeypatch.setenv("COURSE_GRADING_SECRET", "m5-test-secret")
-    task = SPEC.task(grade_id)
-    assert run_visible(LAB, grade_id, solution[task.function]) == len(task.visible)
-    check_task(LAB, grade_id, solution)
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -162,25 +125,3 @@ def test_counts_match_coursekit_on_deepseek_v3(solution):
     mine = solution["moe_counts"](layers, s["d_model"], s["expert_d_ff"], s["n_routed"], s["top_k"], s["n_shared"], 1.2e10)
     for key in ("total_params", "active_params", "flops_per_token"):
         assert mine[key] == pytest.approx(ref[key])
-
-
-@pytest.mark.slow
-def test_solution_notebook_passes_every_test_cell():
-    nb, seconds = execute_notebook(SOLUTION, env={"COURSE_QUICK": "1", "COURSE_GRADING_SECRET": "m5-secret"})
-    ran = [c.metadata["nbgrader"]["grade_id"] for c in nb.cells
-           if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("grade")]
-    assert ran == GRADED
-    assert seconds < 90
-
-
-@pytest.mark.slow
-def test_student_version_fails_every_graded_cell_until_implemented():
-    assert STUDENT.exists(), "run: autograder generate lab5-moe"
-    nb, _ = execute_notebook(STUDENT, env={"COURSE_QUICK": "1", "COURSE_GRADING_SECRET": "m5-secret"},
-                             allow_errors=True)
-    failed = {c.metadata["nbgrader"]["grade_id"]: any(o.get("output_type") == "error" for o in c.outputs)
-              for c in nb.cells if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("grade")}
-    assert set(failed) == set(GRADED)
-    assert all(failed.values()), f"graded cells that passed without an implementation: {[k for k, v in failed.items() if not v]}"
-    text = "".join(c.source for c in nb.cells)
-    assert "BEGIN SOLUTION" not in text and "BEGIN HIDDEN TESTS" not in text

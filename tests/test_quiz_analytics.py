@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from coursekit.quiz.analytics import item_stats, plot, point_biserial, report
+from autograder.quiz import analytics
+from autograder.quiz.analytics import item_stats, plot, report
+from autograder.report import discrimination
 
 
 def records():
@@ -26,8 +28,9 @@ def test_point_biserial_matches_pearson():
     import numpy as np
 
     xs, ys = [1, 0, 1, 1, 0], [0.9, 0.2, 0.6, 0.8, 0.4]
-    assert point_biserial(xs, ys) == pytest.approx(np.corrcoef(xs, ys)[0, 1])
-    assert point_biserial([1, 1, 1], [0.1, 0.5, 0.9]) is None
+    assert discrimination(xs, ys) == pytest.approx(np.corrcoef(xs, ys)[0, 1])
+    assert discrimination([1, 1, 1], [0.1, 0.5, 0.9]) is None
+    assert analytics.discrimination is discrimination        # one statistic for lab reports and quiz items
 
 
 def test_item_stats_flags_and_choices(tmp_path):

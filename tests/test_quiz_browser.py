@@ -5,7 +5,6 @@ notebook course/m1-training-vs-inference/01-what-each-does.ipynb and its m1-l1 q
 from __future__ import annotations
 
 import shutil
-import time
 import uuid
 from pathlib import Path
 
@@ -53,7 +52,11 @@ def set_theme(page, name: str, light: bool) -> None:
     page.locator(".lm-Menu-itemLabel", has_text=name).first.click()
     page.wait_for_selector(f"body[data-jp-theme-light='{str(light).lower()}']", timeout=30_000,
                            state="attached")
-    time.sleep(1)  # the theme's stylesheet swaps in after the attribute
+    # the theme's stylesheet swaps in after the attribute: wait until its colours are the ones in force
+    page.wait_for_function("""light => {
+        const base = getComputedStyle(document.body).getPropertyValue('--jp-layout-color0').trim();
+        return base !== '' && (base === '#111') !== light;
+    }""", arg=light, timeout=30_000)
 
 
 def test_quiz_by_clicking(lab_server, page, artifacts_dir, monkeypatch):

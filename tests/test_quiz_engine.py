@@ -11,7 +11,7 @@ from coursekit.quiz import load_all_banks
 from coursekit.quiz.bank import pool
 from coursekit.quiz.engine import (ItemError, build_quiz, derive_seed, draw, grade, instantiate, key_text,
                                    render)
-from coursekit.quiz.graded import to_response
+from autograder.quiz.scoring import to_response
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "quiz"
 

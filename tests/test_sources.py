@@ -52,3 +52,29 @@ def test_each_lesson_points_to_the_reading_list(path):
     intro = nbformat.read(path, as_version=4).cells[0].source
     assert "[reading list](../../docs/reading-list.md)" in intro
     assert (path.parent / "../../docs/reading-list.md").resolve().exists()
+
+
+# A source document's file label used as a name (SEED003_PRICE_PER_1K); quiz item ids like m1-l2-seed003 stay.
+SOURCE_LABEL = re.compile(r"(?<![-\w])seed_?\d{3}\w*", re.IGNORECASE)
+NOTEBOOKS = sorted([*ROOT.glob("course/**/*.ipynb"), *ROOT.glob("labs/**/*.ipynb"), *ROOT.glob("solutions/**/*.ipynb")])
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_source_labels_in_code_cells_or_outputs(path):
+    import nbformat
+
+    for n, cell in enumerate(nbformat.read(path, as_version=4).cells, 1):
+        if cell.cell_type != "code":
+            continue
+        shown = cell.source + "".join(str(o) for o in cell.get("outputs", []))
+        hits = SOURCE_LABEL.findall(shown)
+        assert not hits, (f"{path.relative_to(ROOT)} cell {n} shows source-document labels {hits[:3]}; "
+                          "name constants for what they are and cite the source as coursekit.sources does")
+
+
+def test_coursekit_exports_no_source_labels():
+    """What lesson code can reach (coursekit's module-level names) is named for what it is."""
+    for path in sorted(ROOT.glob("coursekit/**/*.py")):
+        names = re.findall(r"^([A-Za-z_]\w*)\s*=", path.read_text(encoding="utf-8"), flags=re.MULTILINE)
+        labelled = [n for n in names if SOURCE_LABEL.fullmatch(n)]
+        assert not labelled, f"{path.relative_to(ROOT)} defines {labelled}; rename them for what they are"

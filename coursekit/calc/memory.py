@@ -147,14 +147,49 @@ def activation_bytes_per_layer(seq_len: int, batch: int, d_model: int, n_heads: 
     Korthikanti et al. 2022 (arXiv:2205.05198, eq. 1) count s*b*h*(34 + 5*a*s/h) bytes for a
     GPT-style layer; the 5*a*s/h term is the s x s attention scores and their softmax/dropout,
     which a FlashAttention-style kernel recomputes instead of storing (stores_attention_matrix=False).
-    The 34 assumes a GPT-3-style layer (LayerNorm, 4h GeLU MLP, dropout masks): applied to a Llama
-    (RMSNorm, SwiGLU MLP, no dropout) it is an estimate at that model's width, not its exact count.
+    The 34 assumes a GPT-3-style layer (LayerNorm, 4h GeLU MLP, dropout masks); a Llama-style layer
+    (RMSNorm, SwiGLU MLP, no dropout) is counted by swiglu_activation_bytes_per_layer.
     """
     per_token_width = 34.0 + (5.0 * n_heads * seq_len / d_model if stores_attention_matrix else 0.0)
     return seq_len * batch * d_model * per_token_width
 
 
-def training_activation_bytes(model, seq_len: int, batch: int, stores_attention_matrix: bool = True) -> float:
-    """All layers' stored activations for one micro-batch, GPT-style layers at the named model's shape."""
+def swiglu_activation_bytes_per_layer(seq_len: int, batch: int, d_model: int, n_heads: int, n_kv_heads: int,
+                                      d_ff: int, stores_attention_matrix: bool = True) -> float:
+    """Activations one Llama-style layer keeps for the backward pass, 16-bit, no recomputation.
+
+    Korthikanti et al.'s method (arXiv:2205.05198, Section 4.1: count each tensor a backward step
+    needs, once) applied to Llama's layer (Touvron et al. 2023, arXiv:2307.09288; shapes from the
+    released config: RMSNorm, grouped-query attention, SwiGLU MLP with d_ff, no dropout). Per token, in
+    2-byte values, with h = d_model, h_kv = the K/V width, f = d_ff, a = heads, s = sequence length:
+        2h   the two RMSNorms' inputs
+        h    the Q/K/V projections' shared input
+        h + h_kv   Q and K, for the scores
+        h_kv       V, for softmax(scores) @ V
+        h    the output projection's input
+        h    the gate and up projections' shared input
+        4f   gate(x) (SiLU's input), silu(gate(x)) and up(x) (the product's two factors), their
+             product (down projection's input)
+        a*s  the softmax output, used by softmax's and V's backward (no dropout mask or copy)
+    = 2*(6h + 2*h_kv + 4f + a*s) bytes; a FlashAttention-style kernel recomputes the a*s term.
+    """
+    h_kv = d_model // n_heads * n_kv_heads
+    per_token_values = 6 * d_model + 2 * h_kv + 4 * d_ff
+    if stores_attention_matrix:
+        per_token_values += n_heads * seq_len
+    return 2.0 * seq_len * batch * per_token_values
+
+
+def training_activation_bytes(model, seq_len: int, batch: int, stores_attention_matrix: bool = True,
+                              layer: str = "swiglu") -> float:
+    """All layers' stored activations for one micro-batch at the named model's shape: its own Llama-style
+    SwiGLU layer (`layer="swiglu"`), or the GPT-style layer Korthikanti et al. count (`layer="gpt"`)."""
     c = resolve_model(model)
-    return c.n_layers * activation_bytes_per_layer(seq_len, batch, c.d_model, c.n_heads, stores_attention_matrix)
+    if layer == "gpt":
+        per_layer = activation_bytes_per_layer(seq_len, batch, c.d_model, c.n_heads, stores_attention_matrix)
+    elif layer == "swiglu":
+        per_layer = swiglu_activation_bytes_per_layer(seq_len, batch, c.d_model, c.n_heads, c.n_kv_heads, c.d_ff,
+                                                      stores_attention_matrix)
+    else:
+        raise ValueError(f"coursekit/calc/memory.py: layer must be 'swiglu' or 'gpt', got {layer!r}")
+    return c.n_layers * per_layer

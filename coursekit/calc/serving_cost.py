@@ -23,12 +23,12 @@ GPT4O_OUTPUT_PER_M = 15.0
 # source: the Module 6 course text (1 billion daily tokens at $0.002 per thousand tokens; "approximately $730 million";
 # "$73 million in annual savings" from a 10% cut; a GPT-4-class training run "an estimated $50-100 million"
 # that "becomes economically insignificant within two months"; ChatGPT's reported "$700,000 per day").
-SEED003_TOKENS_PER_DAY = 1e9
-SEED003_PRICE_PER_1K = 0.002
-SEED003_CLAIMED_ANNUAL = 730e6
-SEED003_CLAIMED_SAVINGS = 73e6
-SEED003_TRAINING_COST = (50e6, 100e6)
-SEED003_CHATGPT_PER_DAY = 700e3
+EXAMPLE_TOKENS_PER_DAY = 1e9                  # the worked example's daily volume
+EXAMPLE_PRICE_PER_1K = 0.002                  # and its price, $ per 1,000 tokens
+CLAIMED_ANNUAL_BILL = 730e6                   # the yearly bill the text states for that example (1,000x too large)
+CLAIMED_ANNUAL_SAVINGS = 73e6                 # the savings it states for a 10% cheaper token
+CLAIMED_GPT4_TRAINING_COST = (50e6, 100e6)    # its range for a GPT-4-class training run, $
+REPORTED_CHATGPT_COST_PER_DAY = 700e3         # the reported ChatGPT serving cost it quotes, $ per day
 
 
 def _check(name: str, value: float) -> float:

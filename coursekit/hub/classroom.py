@@ -81,12 +81,20 @@ def precompile() -> None:
     subprocess.run([sys.executable, "-m", "compileall", "-q", "-j", "0", *folders], capture_output=True)
 
 
-def _student_config(folder: Path) -> None:
-    """What `jupyter server extension disable` and `jupyter labextension disable` would write, for students."""
-    (folder / "labconfig").mkdir(parents=True, exist_ok=True)
-    (folder / "jupyter_server_config.json").write_text(json.dumps(
+def write_server_config(folder: Path, exchange: Path | str) -> None:
+    """What every person's server reads (JUPYTER_CONFIG_PATH): the exchange root and course id in
+    `folder`, and in `folder/student` what `jupyter server extension disable` and `jupyter labextension
+    disable` would write for students (no formgrader, no create-assignment). The Kubernetes image
+    (deploy/Dockerfile) writes the same into /etc/course."""
+    folder = Path(folder)
+    (folder / "student" / "labconfig").mkdir(parents=True, exist_ok=True)
+    (folder / "nbgrader_config.py").write_text(
+        "c = get_config()  # noqa: F821  (written by `course hub`)\n"
+        f"c.CourseDirectory.course_id = {COURSE_ID!r}\n"
+        f"c.Exchange.root = {str(exchange)!r}\n")
+    (folder / "student" / "jupyter_server_config.json").write_text(json.dumps(
         {"ServerApp": {"jpserver_extensions": {"nbgrader.server_extensions.formgrader": False}}}, indent=1))
-    (folder / "labconfig" / "page_config.json").write_text(json.dumps(
+    (folder / "student" / "labconfig" / "page_config.json").write_text(json.dumps(
         {"disabledExtensions": {"@jupyter/nbgrader:formgrader": True, "@jupyter/nbgrader:create-assignment": True}},
         indent=1))
 
@@ -104,12 +112,7 @@ def prepare(layout: Layout, roster: Roster, settings: Settings) -> list[Path]:
     # makes inbound/ write-only (2733) and feedback/ unlistable (711) for students.
     layout.exchange.mkdir(exist_ok=True)
     os.chmod(layout.exchange, 0o1777)
-    layout.jupyter_config.mkdir(exist_ok=True)
-    (layout.jupyter_config / "nbgrader_config.py").write_text(
-        "c = get_config()  # noqa: F821  (written by `course hub`)\n"
-        f"c.CourseDirectory.course_id = {COURSE_ID!r}\n"
-        f"c.Exchange.root = {str(layout.exchange)!r}\n")
-    _student_config(layout.jupyter_config / "student")
+    write_server_config(layout.jupyter_config, layout.exchange)
     for path in (layout.cookie_secret, layout.proxy_token, layout.secret, layout.admin_token):
         _private_token(path)
     source = Path(settings.course_source)

@@ -5,7 +5,7 @@
     show_module_test("m1")        # 15 questions for this learner, submitted as a whole
 
 Layers: bank (schema, loading) -> engine (seeds, variants, scoring) -> selftest (prove each item)
--> widgets/show (ipywidgets) ; graded (nbgrader release and grading), analytics, cli.
+-> widgets/show (ipywidgets) ; cli. Graded quizzes are the instructor's: autograder/quiz/.
 """
 from .bank import Bank, BankError, Item, Problem, load_all_banks, load_bank
 from .selftest import check_banks

@@ -1,17 +1,25 @@
 """Item analytics over graded submissions: difficulty, discrimination, option choices, flags.
 
 Input is one record per (student, item): {"student", "item", "correct", "choice": [labels]} (see
-graded.graded_responses). Discrimination is the corrected point-biserial correlation: item score
-against the student's score on the *other* items they answered, so an item is not correlated with
-itself (Crocker & Algina 1986, Introduction to Classical and Modern Test Theory, ch. 14). Module-test
-students see different items, so the rest-score is a fraction of the items each student saw.
+graded_responses). Discrimination is the corrected point-biserial correlation: item score against
+the student's score on the *other* items they answered, so an item is not correlated with itself
+(Crocker & Algina 1986, Introduction to Classical and Modern Test Theory, ch. 14). It is the same
+statistic `autograder report` gives a lab's tests (report.discrimination). Module-test students see
+different items, so the rest-score is a fraction of the items each student saw.
 """
 from __future__ import annotations
 
-import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from ..course import Course
+from ..report import discrimination
+from ..status import current
+from ..store import Store
+from .answers import AnswersError, read_answers
+from .assignment import quiz_spec, student_questions
+from .scoring import choice_label, score_answer
 
 
 @dataclass
@@ -22,19 +30,6 @@ class ItemStats:
     discrimination: float | None            # None when it cannot be computed (n < 3 or no spread)
     choices: Counter = field(default_factory=Counter)
     flags: list[str] = field(default_factory=list)
-
-
-def point_biserial(xs: list[float], ys: list[float]) -> float | None:
-    """Pearson correlation of a 0/1 item score with a continuous criterion; None without spread."""
-    n = len(xs)
-    if n < 3:
-        return None
-    mx, my = sum(xs) / n, sum(ys) / n
-    sxx = sum((x - mx) ** 2 for x in xs)
-    syy = sum((y - my) ** 2 for y in ys)
-    if sxx == 0 or syy == 0:
-        return None
-    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / math.sqrt(sxx * syy)
 
 
 def item_stats(records: list[dict]) -> list[ItemStats]:
@@ -53,7 +48,7 @@ def item_stats(records: list[dict]) -> list[ItemStats]:
                 xs.append(float(r["correct"]))
                 ys.append(sum(o["correct"] for o in others) / len(others))
         p = sum(r["correct"] for r in rows) / len(rows)
-        disc = point_biserial(xs, ys)
+        disc = discrimination(xs, ys)
         choices = Counter(label for r in rows for label in r.get("choice", []))
         flags = []
         if p == 1:
@@ -103,3 +98,21 @@ def plot(stats: list[ItemStats], path: Path | str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=100)
     return path
+
+
+def graded_responses(course: Course, assignment: str, secret: bytes) -> list[dict]:
+    """One record per (student, question) of the current graded submissions: item id, correct, choice."""
+    spec = quiz_spec(course, assignment)
+    with Store(course.results_db) as store:
+        graded = [e for e in current(course, store, assignment) if e.state == "graded"]
+    records = []
+    for entry in graded:
+        try:
+            answers = read_answers(course.submitted / entry.student_id / assignment / spec.notebook)
+        except AnswersError:
+            continue                    # changed since it was graded: pending again, not counted
+        for n, q in enumerate(student_questions(spec.bank, entry.student_id, secret.decode(), spec.banks), 1):
+            correct, response, _ = score_answer(q, answers.get(n))
+            records.append({"student": entry.student_id, "slot": n, "item": q.id, "type": q.type,
+                            "correct": correct, "choice": choice_label(q, response, answers.get(n))})
+    return records

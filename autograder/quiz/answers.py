@@ -1,0 +1,107 @@
+"""A quiz submission's answers, read as data: the answers cell is parsed, never executed.
+
+Limits keep a hostile cell from costing the grader time or memory: the cell's size, the nesting
+depth of the value, the number of entries and the length of each text. Whatever breaks a limit, or
+is not a plain literal dict, is refused with a reason that names the problem; the submission then
+fails with that reason instead of being guessed at.
+"""
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+from .assignment import META
+
+MAX_CELL_CHARS = 20_000       # a 15-question answers cell is under 2 000
+MAX_FILE_BYTES = 5 * 2**20    # `collect` caps files too; submissions copied by hand get the same cap here
+MAX_DEPTH = 3                 # dict -> list -> letter
+MAX_ENTRIES = 200
+MAX_TEXT = 200
+
+
+class AnswersError(ValueError):
+    """The submission's answers cannot be read; the message is the reason the instructor sees."""
+
+
+def read_answers(path: Path) -> dict:
+    """{slot: value} from the answers cell of the notebook at `path` (only JSON parsing, no nbformat
+    validation, so a notebook with hostile metadata is still read; cells are all that matter)."""
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise AnswersError(f"notebook too large ({path.stat().st_size} bytes > {MAX_FILE_BYTES})")
+        data = json.loads(path.read_bytes())
+        cells = data["cells"]
+        if not isinstance(cells, list):
+            raise TypeError("cells is not a list")
+    except FileNotFoundError:
+        raise AnswersError(f"missing notebook: no {path.name} in the submission") from None
+    except (OSError, ValueError, KeyError, TypeError, RecursionError) as error:
+        if isinstance(error, AnswersError):
+            raise
+        raise AnswersError(f"invalid notebook: {path.name} is not a readable notebook ({type(error).__name__})") from None
+    found = [c for c in cells if isinstance(c, dict) and c.get("cell_type") == "code"
+             and isinstance(c.get("metadata"), dict) and isinstance(c["metadata"].get(META), dict)
+             and c["metadata"][META].get("role") == "answers"]
+    if not found:
+        raise AnswersError("missing answers cell: no code cell marked as the answers cell (copy it back from "
+                           "the released notebook)")
+    if len(found) > 1:
+        raise AnswersError(f"{len(found)} answers cells: keep exactly one")
+    source = found[0].get("source", "")
+    source = "".join(source) if isinstance(source, list) else source
+    if not isinstance(source, str):
+        raise AnswersError("answers cell: its source is not text")
+    return parse_answers(source)
+
+
+def parse_answers(source: str) -> dict:
+    if len(source) > MAX_CELL_CHARS:
+        raise AnswersError(f"answers cell too large ({len(source)} characters > {MAX_CELL_CHARS})")
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
+        raise AnswersError(f"answers cell is not valid Python ({type(error).__name__})") from None
+    values = [node.value for node in tree.body if isinstance(node, ast.Assign)
+              and [getattr(t, "id", None) for t in node.targets] == ["answers"]]
+    if len(values) != 1:
+        raise AnswersError("answers cell: expected exactly one `answers = {...}`, found "
+                           f"{len(values)}")
+    others = [node for node in tree.body if not isinstance(node, ast.Assign) or node.value is not values[0]]
+    if others:
+        raise AnswersError("answers cell: only `answers = {...}` is allowed (it is read, never run), "
+                           f"found a {type(others[0]).__name__} statement")
+    if _depth(values[0]) > MAX_DEPTH:
+        raise AnswersError(f"answers cell: nested deeper than {MAX_DEPTH} levels")
+    try:
+        value = ast.literal_eval(values[0])
+    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError) as error:
+        raise AnswersError(f"answers cell: not a plain dict of values ({str(error)[:80]})") from None
+    if not isinstance(value, dict):
+        raise AnswersError(f"answers cell: `answers` is a {type(value).__name__}, not a dict")
+    if len(value) > MAX_ENTRIES:
+        raise AnswersError(f"answers cell: {len(value)} entries > {MAX_ENTRIES}")
+    return {_slot(key): _checked(item) for key, item in value.items()}
+
+
+def _depth(node: ast.AST, limit: int = MAX_DEPTH + 1) -> int:
+    """Container nesting depth, stopping once past the limit (so a deep cell costs nothing more)."""
+    if not isinstance(node, (ast.Dict, ast.List, ast.Tuple, ast.Set)):
+        return 0
+    if limit <= 0:
+        return 1
+    children = [c for c in (node.keys + node.values if isinstance(node, ast.Dict) else node.elts) if c is not None]
+    return 1 + max((_depth(c, limit - 1) for c in children), default=0)
+
+
+def _slot(key) -> int:
+    if isinstance(key, bool) or not isinstance(key, (int, str)) or not str(key).strip().isdigit():
+        raise AnswersError(f"answers cell: key {str(key)[:20]!r} is not a question number")
+    return int(key)
+
+
+def _checked(value):
+    texts = value if isinstance(value, (list, tuple, set)) else [value]
+    if any(isinstance(t, str) and len(t) > MAX_TEXT for t in texts) or len(texts) > 26:
+        raise AnswersError(f"answers cell: an answer longer than {MAX_TEXT} characters")
+    return value

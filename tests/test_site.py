@@ -1,0 +1,150 @@
+"""`course site` builds the course as a website, and every page of it works in headless Chromium.
+
+The site is built once per session into build/site (its executed-notebook cache makes a second run
+cheap) and served over HTTP, as a reader would get it.
+"""
+from __future__ import annotations
+
+import functools
+import re
+import subprocess
+import sys
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import urljoin, urlparse
+
+import nbformat
+import pytest
+
+from coursekit.site.build import site_modules
+from coursekit.site.execute import code_fingerprint
+
+
+ROOT = Path(__file__).resolve().parent.parent
+SEED_REF = re.compile(r"\bseeds? 0\d\d\b|(?<![-\w])seed_?\d{3}", re.IGNORECASE)
+# Jinja, or a format field such as {annual:,.0f} or {cost.BILL / annual:.0f} (not LaTeX's \text{...}, x_{i}).
+PLACEHOLDER = re.compile(r"\{\{|\{%|(?<![\\^_\w])\{[A-Za-z_][\w.]*[^{}\n]*\}")
+PAGES = [page for module in site_modules(ROOT) for page in module.pages]
+
+
+@pytest.fixture(scope="module")
+def site() -> Path:
+    done = subprocess.run([sys.executable, "-m", "coursekit.cli", "site"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=3000)
+    assert done.returncode == 0, f"course site failed:\n{done.stderr[-3000:]}"
+    html = ROOT / "build" / "site" / "html"
+    assert str(html / "index.html") in done.stdout
+    return html
+
+
+@pytest.fixture(scope="module")
+def site_url(site):
+    handler = functools.partial(QuietHandler, directory=str(site))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+
+
+class QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def html_path(page: str) -> str:
+    return page.rsplit(".", 1)[0] + ".html"
+
+
+def draws_figures(page: str) -> bool:
+    """A lesson whose code calls plt.show() must show its figures (labs plot only once solved)."""
+    if not page.startswith("course/"):
+        return False
+    nb = nbformat.read(ROOT / page, as_version=4)
+    return any("plt.show()" in c.source for c in nb.cells if c.cell_type == "code")
+
+
+READ_PAGE = """() => {
+  const main = document.querySelector('main') || document.body;
+  const copy = main.cloneNode(true);
+  // Code and math may hold braces legitimately; prose and outputs may not.
+  copy.querySelectorAll('.cell_input, pre, code, .math, script, style').forEach(e => e.remove());
+  const figures = [...main.querySelectorAll('.cell_output img')];
+  return {
+    all: main.innerText,
+    prose: copy.innerText,
+    figures: figures.length,
+    loaded: figures.filter(img => img.complete && img.naturalWidth > 0).length,
+    links: [...document.querySelectorAll('a[href]')].map(a => a.getAttribute('href')),
+  };
+}"""
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_every_page_loads_with_figures_numbers_and_working_links(site, site_url, page):
+    assert (site / "search.html").exists() and (site / "searchindex.js").exists()
+    problems = []
+    for rel in ["index.md", *PAGES]:
+        url = urljoin(site_url, html_path(rel))
+        response = page.goto(url)
+        if response is None or not response.ok:
+            problems.append(f"{rel}: HTTP {response and response.status}")
+            continue
+        seen = page.evaluate(READ_PAGE)
+        if SEED_REF.search(seen["all"]):
+            problems.append(f"{rel}: cites a source by file number: {SEED_REF.search(seen['all']).group(0)!r}")
+        if PLACEHOLDER.search(seen["prose"]):
+            problems.append(f"{rel}: unrendered template {PLACEHOLDER.search(seen['prose']).group(0)!r}")
+        if draws_figures(rel) and not (seen["figures"] and seen["loaded"] == seen["figures"]):
+            problems.append(f"{rel}: {seen['loaded']} of {seen['figures']} figures loaded")
+        for href in seen["links"]:
+            target = urlparse(urljoin(url, href))
+            if target.netloc != urlparse(site_url).netloc:
+                continue  # external: JupyterLab on localhost:8888, papers, the theme's CDN
+            if not (site / target.path.lstrip("/")).exists():
+                problems.append(f"{rel}: link {href!r} leads nowhere")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_navigation_by_module_and_search(site_url, page):
+    page.goto(site_url)
+    sidebar = page.locator("nav.bd-links")
+    for n in range(1, 6):
+        assert sidebar.get_by_text(re.compile(rf"^Module {n}:")).count() == 1
+    assert sidebar.get_by_text("Reading list and errata").count() == 1
+    page.goto(urljoin(site_url, "search.html?q=roofline"))
+    results = page.locator("#search-results li a")
+    results.first.wait_for()
+    assert any("lab1-roofline" in (results.nth(i).get_attribute("href") or "") for i in range(results.count()))
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_lesson_quiz_is_shown_as_questions_with_a_jupyterlab_link(site_url, page):
+    page.goto(urljoin(site_url, "course/m1-training-vs-inference/01-what-each-does.html"))
+    quiz = page.locator("section#quiz")  # the lesson's own "Quiz" heading
+    assert quiz.get_by_text(re.compile(r"^Question 1\.")).count() == 1
+    assert quiz.locator("li").count() >= 2  # the options of a multiple-choice question
+    link = quiz.locator("a[href*='localhost:8888/lab/tree/course/m1-training-vs-inference/01-what-each-does.ipynb']")
+    assert link.count() == 1
+    assert "show_quiz" not in page.locator("main").inner_text()  # the widget cell itself is left out
+
+
+def test_cached_notebooks_are_executed_again_when_the_library_or_a_bank_changes(tmp_path):
+    """Not when coursekit/site changes: it shapes pages after execution. The course lives in a folder
+    named "site" here, as a checkout may: only paths inside the course count."""
+    tmp_path = tmp_path / "site"
+    for rel in ("coursekit/calc/memory.py", "coursekit/site/build.py", "quizzes/m1/l1.yaml"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x = 1\n")
+    before = code_fingerprint(tmp_path)
+    (tmp_path / "coursekit/site/build.py").write_text("x = 2\n")
+    assert code_fingerprint(tmp_path) == before
+    for rel in ("coursekit/calc/memory.py", "quizzes/m1/l1.yaml"):
+        (tmp_path / rel).write_text("changed\n")
+        assert code_fingerprint(tmp_path) != before
+        before = code_fingerprint(tmp_path)
