@@ -29,14 +29,19 @@ def submission_hash(path: Path) -> str:
         return "missing"
 
 
-def grader_context(spec: LabSpec, secret: bytes) -> str:
-    """Fingerprint of everything besides the notebook that a result depends on."""
-    digest = hashlib.sha256()
-    digest.update(hmac.new(secret, b"autograder-context", hashlib.sha256).digest())  # never the secret itself
-    for path in (spec.origin, spec.solution_path()):
+def context_digest(secret: bytes, paths) -> str:
+    """Fingerprint of what a result depends on besides the submission (labs and quizzes alike): the
+    secret, through an HMAC so the digest never reveals it, and the named files' paths and bytes."""
+    digest = hashlib.sha256(hmac.new(secret, b"autograder-context", hashlib.sha256).digest())
+    for path in paths:
         if path and Path(path).exists():
-            digest.update(Path(path).read_bytes())
+            digest.update(str(path).encode() + b"\0" + Path(path).read_bytes())
     return digest.hexdigest()[:16]
+
+
+def grader_context(spec: LabSpec, secret: bytes) -> str:
+    """Fingerprint of everything besides the notebook that a lab result depends on."""
+    return context_digest(secret, (spec.origin, spec.solution_path()))
 
 
 def refused_link(course: Course, spec: LabSpec, sub: Submission) -> str | None:

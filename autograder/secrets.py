@@ -1,18 +1,18 @@
 """The instructor secret that hidden test inputs are drawn from.
 
 A public copy of the repository has the specs and the solutions but not this secret, so it cannot
-tell which inputs the hidden cases use. Seeds depend on (secret, lab, task, case index) only, never
-on the student, so nbgrader's in-kernel check and the trusted engine draw the same cases.
+tell which inputs the hidden cases use. Seeds depend on the secret, the lab, the task, the case
+index and whose draw it is (student and attempt), through the course's one seed scheme
+(coursekit/seeds.py), the same one graded quizzes draw with.
 """
 from __future__ import annotations
 
-import hashlib
-import hmac
 import os
 import secrets as _random
 from pathlib import Path
 
 from coursekit.paths import course_root
+from coursekit.seeds import derive_seed
 
 SECRET_ENV = "COURSE_GRADING_SECRET"
 SECRET_NAME = "instructor-secret"
@@ -67,9 +67,7 @@ def announce_new_secret(path: Path) -> None:
 
 
 def case_seed(secret: bytes, lab_id: str, grade_id: str, index: int, draw: str = "") -> int:
-    """HMAC-SHA256(secret, lab_id, grade_id, index[, draw]) as a 64-bit seed; NUL separators keep fields
-    apart. `draw` names whose cases these are (the engine: student and submission), so cases seen by
-    one student, or in one attempt, say nothing about another's."""
-    fields = [lab_id.encode(), grade_id.encode(), str(index).encode()] + ([draw.encode()] if draw else [])
-    message = b"\0".join(fields)
-    return int.from_bytes(hmac.new(secret, message, hashlib.sha256).digest()[:8], "big")
+    """The seed of one hidden case: coursekit.seeds' keyed scheme (the one quizzes draw with) over
+    ("case", lab, task, index[, draw]). `draw` names whose cases these are (the engine: student and
+    submission), so cases seen by one student, or in one attempt, say nothing about another's."""
+    return derive_seed("case", lab_id, grade_id, index, *([draw] if draw else []), secret=secret)

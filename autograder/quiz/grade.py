@@ -8,14 +8,12 @@ own tools show quizzes and labs alike, and a rerun grades only what changed.
 """
 from __future__ import annotations
 
-import hashlib
-import hmac
-
 from coursekit.quiz.bank import bank_files
 
 from ..course import Course, Submission
 from ..engine import SubmissionResult, TaskResult
-from ..grade import BatchReport, Progress, _finish, _publish, failed_result, refused_link, submission_hash
+from ..grade import (BatchReport, Progress, _finish, _publish, context_digest, failed_result, refused_link,
+                     submission_hash)
 from ..gradebook import GradebookWriter
 from ..store import Store
 from .answers import AnswersError, read_answers
@@ -25,10 +23,7 @@ from .scoring import score_answer
 
 def quiz_context(spec: QuizSpec, secret: bytes) -> str:
     """Fingerprint of what a score depends on besides the submission: secret, quiz record, banks."""
-    digest = hashlib.sha256(hmac.new(secret, b"autograder-context", hashlib.sha256).digest())
-    for path in (spec.origin, spec.solution_path(), *bank_files(spec.banks)):
-        digest.update(str(path).encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()[:16]
+    return context_digest(secret, (spec.origin, spec.solution_path(), *bank_files(spec.banks)))
 
 
 def score_submission(spec: QuizSpec, sub: Submission, secret: bytes) -> dict:

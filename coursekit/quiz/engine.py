@@ -5,15 +5,13 @@ changes per process), so a seed gives the same draw and the same numbers on ever
 """
 from __future__ import annotations
 
-import hashlib
-import hmac
 import importlib
 import math
-import random
 import string
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
+from ..seeds import derive_seed, rng_for  # noqa: F401  (quizzes' seeds, re-exported)
 from .bank import Bank, Item
 
 LETTERS = string.ascii_uppercase
@@ -21,20 +19,6 @@ LETTERS = string.ascii_uppercase
 
 class ItemError(Exception):
     """An item cannot be instantiated (missing function, unresolved placeholder, bad number)."""
-
-
-def derive_seed(*parts: object, secret: str = "") -> int:
-    """A 63-bit seed from the parts; keyed with HMAC when an instructor secret is given."""
-    message = "|".join(map(str, parts)).encode()
-    if secret:
-        digest = hmac.new(secret.encode(), message, hashlib.sha256).digest()
-    else:
-        digest = hashlib.sha256(message).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
-
-
-def rng_for(*parts: object) -> random.Random:
-    return random.Random(derive_seed(*parts))
 
 
 # --- numbers from course code ---------------------------------------------------------------------
