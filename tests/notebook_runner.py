@@ -27,7 +27,8 @@ def execute_notebook(path: Path, *, env: dict | None = None, timeout: int = 300,
     started: list[int] = []  # the last cell started is the one that failed, error or timeout alike
     client.on_cell_start = lambda cell, cell_index: started.append(cell_index)
     saved = dict(os.environ)
-    os.environ.update({"MPLBACKEND": "Agg", **(env or {})})  # the kernel inherits this environment
+    # The kernel inherits this environment; figures inline, as a student (and the website) sees them.
+    os.environ.update({"MPLBACKEND": "module://matplotlib_inline.backend_inline", **(env or {})})
     start = time.perf_counter()
     try:
         client.execute()
