@@ -8,6 +8,7 @@ from coursekit.nbtools import iter_notebooks, strip_notebook
 
 from .check import write_checks
 from .course import Course
+from .quiz.assignment import is_quiz
 
 
 def generate(course: Course, lab_id: str, *, release: Path | None = None, db_url: str | None = None) -> list[Path]:
@@ -27,5 +28,6 @@ def generate(course: Course, lab_id: str, *, release: Path | None = None, db_url
         raise RuntimeError(f"nbgrader generate_assignment {lab_id} wrote no notebook into {out}")
     for path in notebooks:
         strip_notebook(path)    # committed student versions carry no outputs (docs/DESIGN.md)
-    write_checks(course.spec(lab_id), out)
+    if not is_quiz(course, lab_id):     # a graded quiz has no visible checks: it is judged as data
+        write_checks(course.spec(lab_id), out)
     return notebooks

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from quiz_course import quiz_template  # noqa: F401 (a session fixture: one graded quiz released per run)
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "tests" / "fixtures" / "pipeline"
@@ -106,3 +107,34 @@ def test_private_folder_generates_grades_and_exports_without_touching_the_checko
 
     assert checkout_state() == before, "the public checkout changed"
     assert not (ROOT / "instructor-secret").exists() and not (ROOT / "labs" / LAB).exists()
+
+
+@pytest.mark.slow
+def test_a_private_graded_quiz_bank_is_graded_and_exported_from_the_root(quiz_template, tmp_path):
+    """The graded bank lives only in the private folder: the quiz record names it there, the grader
+    reads its keys from there, and the checkout is neither read for it nor written."""
+    import json
+
+    from quiz_course import QUIZ, answers_for, copy_course, hand_in, run as grader
+
+
+    before = checkout_state()
+    private = copy_course(quiz_template, tmp_path)
+    banks = private / "private-banks"
+    shutil.copytree(ROOT / "tests" / "fixtures" / "quiz" / "good", banks)
+    record = private / "solutions" / QUIZ / "quiz.json"
+    data = json.loads(record.read_text())
+    record.write_text(json.dumps({**data, "banks": "private-banks"}))   # relative: under the root
+
+    hand_in(private, "alice", answers=answers_for("alice", 15))
+    hand_in(private, "bob", answers=answers_for("bob", 5))
+    grader(private, "grade", QUIZ, "--no-progress")
+    rows = {r["student_id"]: r for r in csv.DictReader(io.StringIO(grader(private, "export").stdout))
+            if r["lab_id"] == QUIZ}
+    assert rows["alice"]["state"] == "graded" and float(rows["alice"]["score"]) > float(rows["bob"]["score"]), rows
+
+    shutil.rmtree(banks)                       # the keys came from the private bank: without it, no grade
+    hand_in(private, "carol", answers=answers_for("carol", 15))
+    missing = grader(private, "grade", QUIZ, "--no-progress", check=False)
+    assert "private-banks" in missing.stdout + missing.stderr
+    assert checkout_state() == before, "the public checkout changed"
