@@ -79,3 +79,14 @@ def test_a_broken_checks_file_is_an_error_naming_it(tmp_path, monkeypatch):
         "cases": []}]}))
     with pytest.raises(ValueError, match="may only name functions in coursekit"):
         visible.load_checks("lab-x")
+
+
+def test_a_case_whose_right_answer_is_none_is_checked_not_refused(capsys):
+    """Lab 4's "never breaks even" case: the checks file writes `expected: null` for it."""
+    task = visible.load_checks("lab4-economics")["test_break_even"]
+    never = next(c for c in task.cases if c.expected is None)
+    single = visible.VisibleTask(task.grade_id, task.title, task.function, (never,), task.prepare, task.encode,
+                                 task.compare, ())
+    assert visible.run_task(single, lambda *args: None, want=visible.as_written) == 1
+    with pytest.raises(visible.VisibleTestFailed, match="expected None, got 5"):
+        visible.run_task(single, lambda *args: 5, want=visible.as_written)

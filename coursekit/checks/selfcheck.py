@@ -21,7 +21,7 @@ from pathlib import Path
 
 from coursekit.nbcells import is_answer_cell, is_test_cell
 
-from .visible import load_checks, run_task
+from .visible import as_written, load_checks, run_task
 
 LAB_CALL = re.compile(r"run_visible\(\s*['\"]([^'\"]+)['\"]")
 
@@ -153,7 +153,7 @@ def check_namespace(lab_id: str, namespace: dict) -> list[TaskCheck]:
         printed = io.StringIO()
         try:
             with contextlib.redirect_stdout(printed):
-                run_task(task, fn)
+                run_task(task, fn, want=as_written)
         except AssertionError as error:
             checks.append(TaskCheck(task.grade_id, task.title, False, str(error)))
         except Exception as error:   # a broken check must not hide the other tasks' results
