@@ -30,7 +30,7 @@ SECRET = "pipeline-test-secret"
 # Function bodies per task; "wrong" variants are honest mistakes (they run, they are just wrong).
 BODIES = {
     "impl_add": {"right": "return a + b", "wrong": "return a - b"},
-    "impl_scale": {"right": "return [x * k for x in xs]", "wrong": "return [x * abs(k) for x in xs]"},
+    "impl_scale": {"right": "return [x * k for x in xs]", "wrong": "return [x * k + 1 for x in xs]"},
     "impl_mean": {"right": "return sum(xs) / len(xs)", "wrong": "return sum(xs) / (len(xs) + 1)"},
 }
 SIGNATURES = {"impl_add": "def add(a, b):", "impl_scale": "def scale(xs, k):", "impl_mean": "def mean(xs):"}
