@@ -16,3 +16,5 @@ c.CourseDirectory.db_url = "sqlite:///" + os.path.join(here, "gradebook.db")
 c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", ".*"]
 c.ClearHiddenTests.begin_test_delimeter = "BEGIN HIDDEN TESTS"
 c.ClearHiddenTests.end_test_delimeter = "END HIDDEN TESTS"
+# `nbgrader export` adds each submission's status and reason; a failed one is blank, never a zero.
+c.ExportApp.plugin_class = "autograder.nbgrader_export.StatusCsvExportPlugin"

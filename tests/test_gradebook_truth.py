@@ -58,6 +58,10 @@ def test_names_failures_lateness_and_export_reach_nbgrader(quiz_template, tmp_pa
     assert (float(jane["score"]), float(jane["late_submission_penalty"])) == (15.0, 0.0)
     # 35 hours late: two started days at 25% of 12 points each
     assert (float(rick["raw_score"]), float(rick["late_submission_penalty"]), float(rick["score"])) == (12.0, 6.0, 6.0)
+    # plain `nbgrader export` (the course's nbgrader_config.py plugin): a failure is blank, with its reason
+    assert (zed["status"], zed["raw_score"], zed["score"]) == ("failed", "", "")
+    assert "invalid notebook" in zed["reason"], zed
+    assert (jane["status"], rick["status"]) == ("graded", "graded")
 
     from nbgrader.api import Gradebook
 

@@ -51,6 +51,7 @@ def test_grade_agrees_with_nbgrader_status_and_export_and_resumes(course, tmp_pa
     assert f"{QUIZ}: graded now 3, already graded 0" in out
     grades = nbgrader_grades(course)                    # nbgrader's own export reads the same gradebook
     assert {s: float(grades[(QUIZ, s)]["raw_score"]) for s in right} == {s: float(n) for s, n in right.items()}
+    assert {grades[(QUIZ, s)]["status"] for s in right} == {"graded"}
     rows = status_rows(course)
     assert rows["alice"].startswith("graded") and "15/15" in rows["alice"] and "4/15" in rows["carol"]
     exported = list(csv.DictReader(io.StringIO(run(course, "export", "--lab", QUIZ).stdout)))
@@ -63,6 +64,8 @@ def test_grade_agrees_with_nbgrader_status_and_export_and_resumes(course, tmp_pa
     assert f"{QUIZ}: graded now 0, already graded 3" in run(course, "quiz", "grade", QUIZ, "--no-progress").stdout
     hand_in(course, "carol", answers=answers_for("carol", 15))
     assert status_rows(course)["carol"].startswith("pending")
+    pending = nbgrader_grades(course)[(QUIZ, "carol")]  # nbgrader's export no longer shows the old score
+    assert (pending["status"], pending["score"]) == ("pending", "")
     out = run(course, "grade", QUIZ, "--no-progress").stdout    # `autograder grade QUIZ` is the same grader
     assert f"{QUIZ}: graded now 1, already graded 2" in out
     assert float(nbgrader_grades(course)[(QUIZ, "carol")]["raw_score"]) == 15
