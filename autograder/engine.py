@@ -176,7 +176,7 @@ def notebook_cells(data: Any, spec: LabSpec) -> list[tuple[int, str]]:
         if not isinstance(source, str):
             raise _Failed(f"cell {index}: source is neither text nor a list of lines")
         cells.append((index, source))
-    return thin(cells, spec.solution_path())
+    return thin(cells, spec.solution_path(), {task.function for task in spec.tasks})
 
 
 def _python(source: str) -> str:

@@ -1,23 +1,24 @@
 """Grading pays only for what grading needs: the lab's own measurement and plotting cells are not judged.
 
-A code cell of the submission whose source is exactly one of the solution notebook's ordinary code
-cells (neither a solution nor a test cell: setup, measurement, plots, hints) runs as its definitions
-only: imports, function and class definitions and assignments. Loops, `with` blocks and bare
-expressions (timing runs, `plt.plot(...)`, `hint_ladder(...)`) are dropped. The trusted reference
-runs the solution the same way (imports plus solution cells, autograder.reference), so every name a
-solution cell needs is still defined. A cell the student wrote or edited runs whole.
+The judge calls each task's function on hidden cases, so the child runs the code those functions
+need and nothing else, chosen as the student's own check chooses it (coursekit.checks.selfcheck's
+`needed_code`): every cell the student wrote or changed runs whole, and from the cells that are
+exactly the solution notebook's ordinary code cells (setup, measurement, plots, hints: neither an
+answer nor a test cell) only the top-level statements that bind a name a graded function, a student
+cell or another kept statement reads. A training run or a timing sweep whose result no graded
+function reads is not run. The trusted reference runs the solution the same way (imports plus
+solution cells, autograder.reference). A notebook whose code cannot be analysed runs whole.
 """
 from __future__ import annotations
 
-import ast
 import json
 from functools import lru_cache
 from pathlib import Path
 
+from coursekit.checks.selfcheck import needed_code
 from coursekit.nbcells import is_answer_cell, nbgrader_meta
 
-KEPT = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Assign,
-        ast.AnnAssign, ast.AugAssign)
+WHOLE = {"nbgrader": {"solution": True}}   # read by needed_code as "run this cell whole"
 
 
 @lru_cache(maxsize=16)
@@ -34,18 +35,20 @@ def _instructor_cells(solution: str, mtime_ns: int) -> frozenset[str]:
     return frozenset(found)
 
 
-def definitions_only(source: str) -> str:
-    """The top-level statements of `source` that define names (IPython magics keep the cell whole)."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return source
-    return "\n".join(ast.get_source_segment(source, node) or "" for node in tree.body if isinstance(node, KEPT))
-
-
-def thin(cells: list[tuple[int, str]], solution: Path) -> list[tuple[int, str]]:
+def thin(cells: list[tuple[int, str]], solution: Path, functions: set[str]) -> list[tuple[int, str]]:
+    """The (cell index, source) pairs to run so that `functions` are defined as the whole notebook would."""
     try:
         known = _instructor_cells(str(solution), solution.stat().st_mtime_ns)
     except OSError:
         return cells
-    return [(index, definitions_only(source) if source in known else source) for index, source in cells]
+    as_cells = [{"cell_type": "code", "source": source, "metadata": {} if source in known else WHOLE}
+                for _, source in cells]
+    try:
+        units = needed_code(as_cells, set(functions))
+    except Exception:               # noqa: BLE001 - hostile code (nesting, size) that cannot be analysed runs whole
+        return cells
+    kept: dict[int, list[str]] = {}
+    for unit in units:
+        kept.setdefault(unit.cell, []).append(unit.source)
+    return [(cells[n][0], "".join(parts) if cells[n][1] in known else cells[n][1])   # a student's cell as written
+            for n, parts in sorted(kept.items())]

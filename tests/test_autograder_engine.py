@@ -131,9 +131,19 @@ def test_read_cells_skips_test_cells_and_keeps_the_rest(tmp_path):
     cells = read_cells(_notebook(tmp_path), SPEC)
     sources = "\n".join(source for _, source in cells)
     assert "run_visible" not in sources and "check_task" not in sources
-    assert "def softmax" in sources
-    # the lab's own measurement cell runs as its definitions only (autograder.thin); its comment goes
-    assert "n = 64 if quick_mode() else 4096" in sources and "measurement size" not in sources
+    assert "def softmax" in sources and "import torch" in sources     # softmax reads torch
+    # the lab's own measurement cell binds nothing a graded function reads: it is not run (autograder.thin)
+    assert "n = 64 if quick_mode() else 4096" not in sources and "measurement size" not in sources
+    assert "import math" not in sources
+
+
+def test_an_instructor_statement_a_graded_function_reads_is_run(tmp_path):
+    def edit(notebook):      # the student's softmax reads the measurement cell's n
+        cell = next(c for c in notebook.cells if "def softmax" in c.source)
+        cell.source = cell.source.replace("def softmax(x):", "def softmax(x):\n    assert n > 0")
+    sources = "\n".join(source for _, source in read_cells(_notebook(tmp_path, edit), SPEC))
+    assert "n = 64 if quick_mode() else 4096" in sources and "from coursekit.labs import quick_mode" in sources
+    assert "measurement size" not in sources                          # its print still does not run
 
 
 def test_an_edited_instructor_cell_runs_whole(tmp_path):
