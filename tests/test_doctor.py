@@ -175,3 +175,46 @@ def test_doctor_prints_each_check_as_it_finishes(monkeypatch, capsys):
     doctor.main()
     assert "Checking the course's installation" in seen_before_banks[0]
     assert "ok   Python" in seen_before_banks[0] and "terminal commands" in seen_before_banks[0]
+
+
+# The command as a learner runs it, its output read through a pipe: a later check (the question banks)
+# is held until the test opens a gate, so the lines already on screen are provably printed before the
+# run ends, not flushed all at once at exit.
+HELD_BANKS = """
+import pathlib, sys, time
+from coursekit import doctor
+gate, real = pathlib.Path(sys.argv[1]), doctor.check_banks
+def held(root):
+    while not gate.exists():
+        time.sleep(0.05)
+    return real(root)
+doctor.check_banks = held
+sys.exit(doctor.main())
+"""
+
+
+@pytest.mark.slow
+def test_doctor_streams_results_through_a_pipe_before_it_ends(tmp_path):
+    import threading
+
+    from waiting import wait_for
+
+    gate = tmp_path / "gate"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}   # stdout a plain, buffered pipe
+    env["COURSE_PROGRESS_DIR"] = str(tmp_path / "progress")
+    proc = subprocess.Popen([sys.executable, "-c", HELD_BANKS, str(gate)], env=env, cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(iter(proc.stdout.readline, "")), daemon=True)
+    reader.start()
+    try:   # the check just before the held one reaches the pipe while the doctor is still running
+        wait_for(lambda: any("lab notebooks" in line for line in lines), 120, "the lab notebooks check's line")
+        assert proc.poll() is None, "the doctor ended before its held check ran"
+        shown = "".join(lines)
+        assert shown.startswith("Checking the course's installation") and "ok   Python" in shown, shown
+        assert "ok   question banks" not in shown and "BAD  question banks" not in shown   # held
+    finally:
+        gate.touch()
+        proc.wait(timeout=180)
+        reader.join(timeout=30)
+    assert proc.returncode == 0 and "ok   question banks" in "".join(lines), "".join(lines)
