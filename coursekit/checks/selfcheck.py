@@ -28,8 +28,8 @@ LAB_CALL = re.compile(r"run_visible\(\s*['\"]([^'\"]+)['\"]")
 # measurement cells take their small sizes, plots draw nowhere, and torch computes on one thread (its
 # pool's size is read from OMP_NUM_THREADS when the learner's code imports torch). A visible case's
 # tensors are tiny, so a second thread only adds waiting, and on a loaded machine (a class's shared
-# server) a lot of it: Lab 3's cases took 10 s with torch's default two threads at load 6 on two
-# cores, 0.3 s with one (benchmarks/RESULTS.md).
+# server) a lot of it: Lab 3's two model tasks took 7 s with torch's default two threads at load 6 on
+# two cores, 0.1 s with one (benchmarks/RESULTS.md).
 CHECK_ENV = {"COURSE_QUICK": "1", "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1"}
 
 
