@@ -100,7 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .hub.cli import register as register_hub
 
     register_hub(sub)
-    from .site.build import register as register_site
+    from .site.cli import register as register_site
 
     register_site(sub)
     return parser

@@ -17,12 +17,19 @@ from coursekit.checks import selfcheck, visible
 ROOT = Path(__file__).resolve().parent.parent
 LAB = "lab2-cluster"   # plain arithmetic: a check of it is quick
 NO_GRADER = "import sys; sys.modules['autograder'] = None; from coursekit.cli import main; sys.exit(main(sys.argv[1:]))"
+# Libraries a check of plain-arithmetic tasks has no use for: other commands' (site, quiz widgets, the
+# Jupyter server) and the notebook's plots; importing them was most of what such a check took.
+HEAVY = ("matplotlib", "torch", "ipywidgets", "nbclient", "nbformat", "jupyter_server", "yaml", "numpy")
+REPORT_IMPORTS = NO_GRADER.replace("sys.exit(main(sys.argv[1:]))", "status = main(sys.argv[1:]); print('imported:', "
+                                   f"sorted({{m.partition('.')[0] for m in sys.modules}} & set({HEAVY!r}))); sys.exit(status)")
 
 
-def course_check(notebook: Path, tmp_path: Path, *extra: str) -> subprocess.CompletedProcess:
+def course_check(notebook: Path, tmp_path: Path, *extra: str, code: str = NO_GRADER,
+                 environ: dict | None = None) -> subprocess.CompletedProcess:
     """`course check` in a process where importing autograder fails, as on a student's machine without it."""
-    env = dict(os.environ, COURSE_PROGRESS_DIR=str(tmp_path / "progress"), COURSE_ROOT=str(ROOT))
-    return subprocess.run([sys.executable, "-c", NO_GRADER, "check", str(notebook), *extra], cwd=tmp_path, env=env,
+    env = dict(os.environ if environ is None else environ, COURSE_PROGRESS_DIR=str(tmp_path / "progress"),
+               COURSE_ROOT=str(ROOT))
+    return subprocess.run([sys.executable, "-c", code, "check", str(notebook), *extra], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=600)
 
 
@@ -60,6 +67,34 @@ def test_work_copy_passes_without_the_grader_and_names_a_wrong_answer(tmp_path):
     done = course_check(work / f"{LAB}.ipynb", tmp_path, "--every-cell")
     assert done.returncode == 1 and "FAIL  Task (pipeline bubble)" in done.stdout, done.stdout + done.stderr
     assert f"{tasks - 1}/{tasks} tasks pass" in done.stdout
+
+
+def test_a_check_imports_only_what_its_tasks_need(tmp_path):
+    """Lab 2's notebook imports pyplot and the course's calculators, the `course` command registers site
+    and quiz commands: a check of its arithmetic tasks loads none of their libraries."""
+    done = course_check(ROOT / "solutions" / LAB / f"{LAB}.ipynb", tmp_path, code=REPORT_IMPORTS)
+    assert done.returncode == 0 and "imported: []" in done.stdout, done.stdout + done.stderr
+
+    nb = nbformat.read(ROOT / "solutions" / LAB / f"{LAB}.ipynb", as_version=4)
+    cell = next(c for c in nb.cells if "def pipeline_bubble" in c.source)
+    cell.source = "import yaml\n" + cell.source              # an answer cell runs whole, its imports too
+    nbformat.write(nb, tmp_path / f"{LAB}.ipynb")
+    done = course_check(tmp_path / f"{LAB}.ipynb", tmp_path, code=REPORT_IMPORTS)
+    assert done.returncode == 0 and "imported: ['yaml']" in done.stdout, done.stdout + done.stderr
+
+
+def test_torch_runs_one_thread_in_the_check_as_in_the_grader(tmp_path):
+    """Tiny visible cases gain nothing from threads and, on a loaded machine, lose seconds waiting for
+    them; the grader's workers run one thread too. A learner's own setting is kept."""
+    nb = nbformat.read(ROOT / "solutions" / LAB / f"{LAB}.ipynb", as_version=4)
+    cell = next(c for c in nb.cells if "def pipeline_bubble" in c.source)
+    cell.source = "import torch\nassert torch.get_num_threads() == 1, torch.get_num_threads()\n" + cell.source
+    nbformat.write(nb, tmp_path / f"{LAB}.ipynb")
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "MKL_NUM_THREADS")}
+    done = course_check(tmp_path / f"{LAB}.ipynb", tmp_path, environ=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    done = course_check(tmp_path / f"{LAB}.ipynb", tmp_path, environ={**env, "OMP_NUM_THREADS": "2"})
+    assert done.returncode == 1 and "raised AssertionError: 2" in done.stdout, done.stdout + done.stderr
 
 
 def test_the_released_lab_says_what_is_not_implemented(tmp_path):

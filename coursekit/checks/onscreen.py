@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import urllib.request
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -24,6 +23,8 @@ def saved_version(path: Path) -> str:
 
 
 def _sessions(server: dict) -> list[dict]:
+    import urllib.request   # here: most checks find no running server, and this import is a tenth of a check
+
     url = f"{server['url'].rstrip('/')}/api/sessions?token={server.get('token', '')}"
     with urllib.request.urlopen(url, timeout=3) as response:
         return json.load(response)

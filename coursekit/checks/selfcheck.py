@@ -24,6 +24,13 @@ from coursekit.nbcells import is_answer_cell, is_test_cell
 from .visible import as_written, load_checks, run_task
 
 LAB_CALL = re.compile(r"run_visible\(\s*['\"]([^'\"]+)['\"]")
+# Set for the check as the grader's workers set them (autograder/engine.py), unless the learner set them:
+# measurement cells take their small sizes, plots draw nowhere, and torch computes on one thread (its
+# pool's size is read from OMP_NUM_THREADS when the learner's code imports torch). A visible case's
+# tensors are tiny, so a second thread only adds waiting, and on a loaded machine (a class's shared
+# server) a lot of it: Lab 3's two model tasks took 7 s with torch's default two threads at load 6 on
+# two cores, 0.1 s with one (benchmarks/RESULTS.md).
+CHECK_ENV = {"COURSE_QUICK": "1", "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1"}
 
 
 @dataclass(frozen=True)
@@ -119,8 +126,8 @@ def run_check(path: Path, every_cell: bool = False) -> tuple[str, list[TaskCheck
     code cell but the test cells, as the notebook would, instead of only the code the tasks need."""
     from IPython.core.interactiveshell import InteractiveShell
 
-    os.environ.setdefault("COURSE_QUICK", "1")       # measurement cells take their small sizes
-    os.environ.setdefault("MPLBACKEND", "Agg")
+    for name, value in CHECK_ENV.items():
+        os.environ.setdefault(name, value)
     try:
         notebook = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:

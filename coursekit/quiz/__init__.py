@@ -6,10 +6,28 @@
 
 Layers: bank (schema, loading) -> engine (seeds, variants, scoring) -> selftest (prove each item)
 -> widgets/show (ipywidgets) ; cli. Graded quizzes are the instructor's: autograder/quiz/.
-"""
-from .bank import Bank, BankError, Item, Problem, load_all_banks, load_bank
-from .selftest import check_banks
-from .show import show_module_test, show_quiz
 
-__all__ = ["Bank", "BankError", "Item", "Problem", "check_banks", "load_all_banks", "load_bank",
-           "show_module_test", "show_quiz"]
+The names below load on first use (PEP 562): every `course` command registers `course quiz` through
+`coursekit.quiz.cli`, and importing the widgets (ipywidgets) there would slow them all, `course check`
+included.
+"""
+from __future__ import annotations
+
+import importlib
+
+_FROM = {"Bank": "bank", "BankError": "bank", "Item": "bank", "Problem": "bank", "load_all_banks": "bank",
+         "load_bank": "bank", "check_banks": "selftest", "show_module_test": "show", "show_quiz": "show"}
+
+__all__ = sorted(_FROM)
+
+
+def __getattr__(name: str):
+    if name not in _FROM:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_FROM[name]}"), name)
+    globals()[name] = value           # found once; later lookups skip this hook
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_FROM))

@@ -10,8 +10,6 @@ import argparse
 import json
 import sys
 
-from .bank import BankError
-
 
 def cmd_check(args: argparse.Namespace) -> int:
     from .bank import bank_files, resolve_root
@@ -56,6 +54,8 @@ def cmd_progress(args: argparse.Namespace) -> int:
 def _guard(handler):
     """Turn expected failures (broken bank, unreadable file) into a message and exit 1."""
     def run(args: argparse.Namespace) -> int:
+        from .bank import BankError   # here, not at the top: registering `course quiz` must not load yaml
+
         try:
             return handler(args)
         except (BankError, ValueError, OSError) as exc:

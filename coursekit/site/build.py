@@ -137,18 +137,3 @@ def build_site(root: Path | None = None, out: Path | None = None, log=print) -> 
     render(source, html)
     return html
 
-
-def main(args) -> int:
-    try:
-        html = build_site(out=Path(args.out) if args.out else None)
-    except Exception as exc:  # a failing notebook or a broken bank: say which, no traceback wall
-        print(f"course site: {exc}", file=sys.stderr)
-        return 1
-    print(f"Site built: open {html / 'index.html'}")
-    return 0
-
-
-def register(sub) -> None:
-    p = sub.add_parser("site", help="build the course as a static website in build/site/html")
-    p.add_argument("--out", help="build folder (default: build/site)")
-    p.set_defaults(handler=main)
