@@ -76,9 +76,10 @@ def executed_notebooks(tmp_path_factory):
     return ExecutedNotebooks(tmp_path_factory.mktemp("executed"))
 
 
-# Session fixtures that several modules use are defined here, and only here: a fixture imported into
-# a test module is registered once per importing module, so a "session" fixture imported into six
-# modules ran six times (tests/pipeline_course.py, tests/quiz_course.py, tests/hub_server.py).
+# Session fixtures that several modules use are defined here, and only here (their helpers are in
+# tests/pipeline_course.py, tests/quiz_course.py and tests/hub_server.py): a fixture imported into a test
+# module is registered once per importing module, so a "session" fixture imported into six modules ran
+# six times.
 
 @pytest.fixture(scope="session")
 def generated(tmp_path_factory) -> Path:
