@@ -76,6 +76,71 @@ def executed_notebooks(tmp_path_factory):
     return ExecutedNotebooks(tmp_path_factory.mktemp("executed"))
 
 
+# Session fixtures that several modules use are defined here, and only here (their helpers are in
+# tests/pipeline_course.py, tests/quiz_course.py and tests/hub_server.py): a fixture imported into a test
+# module is registered once per importing module, so a "session" fixture imported into six modules ran
+# six times.
+
+@pytest.fixture(scope="session")
+def generated(tmp_path_factory) -> Path:
+    """The pipeline tests' toy course with its lab generated once per run (nbgrader generate is slow)."""
+    from pipeline_course import generate_course
+
+    return generate_course(tmp_path_factory.mktemp("template"))
+
+
+@pytest.fixture
+def course(generated, tmp_path) -> Path:
+    """A fresh copy of `generated` for one test: tests that grade, collect or break things own it."""
+    from pipeline_course import copy_course
+
+    return copy_course(generated, tmp_path)
+
+
+@pytest.fixture(scope="session")
+def quiz_template(tmp_path_factory) -> Path:
+    """The fixture quiz bank released as a graded quiz once per run; tests work on copies
+    (quiz_course.copy_course)."""
+    from quiz_course import release
+
+    return release(tmp_path_factory.mktemp("quiz-template"))
+
+
+@pytest.fixture(scope="session")
+def hub(tmp_path_factory):
+    """One `course hub` (hub, proxy, a server per person as it is needed) for tests/test_hub.py and
+    tests/test_hub_browser.py; stopped, its accounts removed, after the last test that uses it."""
+    from hub_server import STUDENTS, class_course, make_hub
+
+    running = make_hub(list(STUDENTS), class_course(tmp_path_factory.mktemp("hub-course")))
+    _RELEASE["hub"] = running.cleanup
+    try:
+        running.start()
+        yield running
+    finally:
+        running.cleanup()
+
+
+# A session fixture named here is released right after the last collected test that uses it, not at
+# the end of the run: the hub's servers would otherwise idle through every later test.
+_RELEASE: dict = {}         # fixture name -> its clean-up (idempotent), once it is set up
+_LAST_USER: dict = {}       # fixture name -> node id of the last test that uses it
+
+
+@pytest.hookimpl(trylast=True)      # after deselection and any reordering
+def pytest_collection_modifyitems(items):
+    for item in items:
+        for name in ("hub",):
+            if name in getattr(item, "fixturenames", ()):
+                _LAST_USER[name] = item.nodeid
+
+
+def pytest_runtest_teardown(item, nextitem):
+    for name, nodeid in _LAST_USER.items():
+        if item.nodeid == nodeid and name in _RELEASE:
+            _RELEASE.pop(name)()
+
+
 @pytest.fixture(scope="session")
 def lab_server(tmp_path_factory) -> LabServer:
     """A real JupyterLab (free port, random token, --allow-root when root) serving a copy of the course."""

@@ -2,6 +2,10 @@
 
 Its Unix accounts are made for the run with a unique prefix (`cth<hex>-`), and removed at the end with
 their processes and the data folder; nothing of the machine's own users is touched.
+
+tests/test_hub.py and tests/test_hub_browser.py share one class hub (the `hub` session fixture in
+conftest.py, serving `class_course`): each test that releases, collects and grades does it on a lab
+of its own (CLASS_LAB, RESTART_LAB), so no test sees another's submissions or grades.
 """
 from __future__ import annotations
 
@@ -20,9 +24,21 @@ from pathlib import Path
 import requests
 
 from conftest import ROOT, free_port
+from coursekit.hub.classroom import Layout
+from coursekit.hub.config import server_environment
 from waiting import wait_for
 
 PASSWORD = "class-password-1"
+PIPELINE = ROOT / "tests" / "fixtures" / "pipeline"
+CLASS_LAB = "toy-pipeline"      # the class day in Chromium (tests/test_hub_browser.py)
+RESTART_LAB = "toy-restart"     # the hub restarted mid-class (tests/test_hub.py): the same lab, renamed
+STUDENTS = ("ada", "ben", "cai", "mallory")
+ANSWERS = {   # student -> function bodies (None: left blank)
+    "ada": {"impl_add": "return a + b", "impl_scale": "return [x * k for x in xs]", "impl_mean": "return sum(xs) / len(xs)"},
+    "ben": {"impl_add": "return a - b", "impl_scale": "return [x * k for x in xs]", "impl_mean": "return sum(xs) / len(xs)"},
+    "cai": None,
+}
+EXPECTED = {"ada": 6.0, "ben": 5.0, "cai": 0.0}     # points: add 1, scale 2, mean 3
 
 
 @dataclass
@@ -37,6 +53,7 @@ class RunningHub:
     process: subprocess.Popen | None = None
     log: Path | None = None
     sessions: dict = field(default_factory=dict)
+    cleaned: bool = False
 
     # -- lifecycle -----------------------------------------------------------------------------
     def start(self) -> None:
@@ -131,6 +148,10 @@ class RunningHub:
                               cwd=cwd or home, capture_output=True, text=True, timeout=timeout)
 
     def cleanup(self) -> None:
+        """Stop everything and remove the accounts; a second call does nothing."""
+        if self.cleaned:
+            return
+        self.cleaned = True
         for name, username in self.users.items():
             try:
                 self.api("DELETE", f"users/{username}/server")
@@ -167,3 +188,35 @@ def make_hub(students: list[str], course: Path, instructor: str = "prof") -> Run
                "--proxy-api-port", str(free_port())]
     env = dict(os.environ, COURSE_QUICK="1")
     return RunningHub(f"http://127.0.0.1:{port}", base / "data", roster, course, users, command, env)
+
+
+def class_course(course: Path) -> Path:
+    """The instructor's course for the shared hub: the pipeline tests' toy lab as CLASS_LAB and, renamed,
+    as RESTART_LAB (solution notebook and spec alike)."""
+    for entry in ("solutions", "specs"):
+        shutil.copytree(PIPELINE / entry, course / entry)
+    shutil.copy(ROOT / "nbgrader_config.py", course)
+    source = PIPELINE / "solutions" / CLASS_LAB / f"{CLASS_LAB}.ipynb"
+    (course / "solutions" / RESTART_LAB).mkdir()
+    (course / "solutions" / RESTART_LAB / f"{RESTART_LAB}.ipynb").write_text(
+        source.read_text(encoding="utf-8").replace(CLASS_LAB, RESTART_LAB), encoding="utf-8")
+    spec = (PIPELINE / "specs" / "toy_pipeline.py").read_text(encoding="utf-8")
+    (course / "specs" / f"{RESTART_LAB.replace('-', '_')}.py").write_text(spec.replace(CLASS_LAB, RESTART_LAB),
+                                                                         encoding="utf-8")
+    return course
+
+
+def instructor(hub: RunningHub, *command: str) -> str:
+    """What the instructor types in their JupyterLab terminal (same environment as their server)."""
+    env, folder = server_environment(Layout(hub.data), hub.users["prof"], instructor=True)
+    done = hub.as_user("prof", *command, cwd=Path(folder), env=env)
+    assert done.returncode == 0, f"{' '.join(command)} exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
+    return done.stdout
+
+
+def fill_answers(nb, name: str) -> None:
+    """The student's answers (ANSWERS) typed into their notebook's solution cells."""
+    for cell in nb.cells:
+        grade_id = (cell.metadata.get("nbgrader") or {}).get("grade_id")
+        if ANSWERS[name] and grade_id in ANSWERS[name]:
+            cell.source = f"{cell.source.splitlines()[0]}\n    {ANSWERS[name][grade_id]}"

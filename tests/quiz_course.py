@@ -1,5 +1,6 @@
 """A throwaway course root with the fixture quiz bank released as a graded quiz, and helpers to hand
-in submissions and run the real `autograder` command there (used by the graded-quiz tests)."""
+in submissions and run the real `autograder` command there (used by the graded-quiz tests). The
+released template is the `quiz_template` session fixture in conftest.py; tests work on copies."""
 from __future__ import annotations
 
 import os
@@ -9,7 +10,6 @@ import sys
 from pathlib import Path
 
 import nbformat
-import pytest
 
 from autograder.quiz.assignment import META, student_questions
 
@@ -43,12 +43,6 @@ def release(folder: Path) -> Path:
     shutil.copy(ROOT / "nbgrader_config.py", course)
     run(course, "quiz", "release", BANK, "--assignment", QUIZ, "--banks", str(BANKS), "--students", ",".join(STUDENTS))
     return course
-
-
-@pytest.fixture(scope="session")
-def quiz_template(tmp_path_factory) -> Path:
-    """Released once per test run (nbgrader generate is slow); tests work on copies."""
-    return release(tmp_path_factory.mktemp("quiz-template"))
 
 
 def copy_course(template: Path, folder: Path) -> Path:

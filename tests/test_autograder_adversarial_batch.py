@@ -15,7 +15,7 @@ import re
 import nbformat
 import pytest
 
-from test_autograder_pipeline import LAB, NB, cli, course, generated, notebook_text, store_rows  # noqa: F401
+from test_autograder_pipeline import LAB, NB, cli, notebook_text, store_rows
 
 
 def _with_cell(course, code: str, **metadata) -> str:

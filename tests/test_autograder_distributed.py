@@ -22,8 +22,7 @@ from autograder.distributed import DaskPool
 from autograder.engine import GradingPool, Limits
 from autograder.spec import load_spec
 from test_autograder_adversarial import catalog, needs_root
-from test_autograder_pipeline import (HONEST, LAB, cli, comparable, env, generated, notebook_text,  # noqa: F401
-                                      store_rows, write_folder)
+from test_autograder_pipeline import HONEST, LAB, cli, comparable, env, notebook_text, store_rows, write_folder
 from waiting import wait_for
 
 pytestmark = [pytest.mark.slow, needs_root]

@@ -1,7 +1,7 @@
 """The instructor pipeline through the real `autograder` CLI on a toy lab (tests/fixtures/pipeline).
 
-Each test works in a throwaway course directory (nbgrader_config.py, solutions/, specs/) so the
-repository's own submitted/, gradebook.db and labs/ are never touched.
+Each test works in a throwaway course directory (nbgrader_config.py, solutions/, specs/; the `course`
+fixture in conftest.py) so the repository's own submitted/, gradebook.db and labs/ are never touched.
 """
 from __future__ import annotations
 
@@ -21,11 +21,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-FIXTURE = ROOT / "tests" / "fixtures" / "pipeline"
-LAB = "toy-pipeline"
-NB = f"{LAB}.ipynb"
-SECRET = "pipeline-test-secret"
+from pipeline_course import LAB, NB, cli, copy_course, env
 
 # Function bodies per task; "wrong" variants are honest mistakes (they run, they are just wrong).
 BODIES = {
@@ -34,41 +30,7 @@ BODIES = {
     "impl_mean": {"right": "return sum(xs) / len(xs)", "wrong": "return sum(xs) / (len(xs) + 1)"},
 }
 SIGNATURES = {"impl_add": "def add(a, b):", "impl_scale": "def scale(xs, k):", "impl_mean": "def mean(xs):"}
-
-
-def env(course: Path) -> dict:
-    return dict(os.environ, AUTOGRADER_SPEC_PATH=str(course / "specs"), COURSE_GRADING_SECRET=SECRET,
-                COURSE_QUICK="1", COURSE_ROOT=str(course), COURSE_PROGRESS_DIR=str(course / ".progress"),
-                PATH=str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""))
-
-
-def cli(course: Path, *args: str, check: bool = True, timeout: float = 600) -> subprocess.CompletedProcess:
-    done = subprocess.run([sys.executable, "-m", "autograder.cli", "--root", str(course), *args], cwd=course,
-                          env=env(course), capture_output=True, text=True, timeout=timeout)
-    if check and done.returncode != 0:
-        raise AssertionError(f"autograder {' '.join(args)} exited {done.returncode}:\n{done.stdout}\n{done.stderr}")
-    return done
-
-
-@pytest.fixture(scope="session")
-def generated(tmp_path_factory) -> Path:
-    """A course with the toy lab generated once (nbgrader generate_assignment is slow); tests copy it."""
-    course = tmp_path_factory.mktemp("template") / "course"
-    course.mkdir()
-    shutil.copy(ROOT / "nbgrader_config.py", course)
-    shutil.copytree(FIXTURE / "solutions", course / "solutions")
-    shutil.copytree(FIXTURE / "specs", course / "specs")
-    cli(course, "generate")
-    assert (course / "labs" / LAB / NB).exists()
-    return course
-
-
-@pytest.fixture
-def course(generated, tmp_path) -> Path:
-    target = tmp_path / "course"
-    shutil.copytree(generated, target)
-    # nbgrader_config.py derives every path from its own folder, so the copy is self-contained
-    return target
+# The `course` fixture (a fresh copy of the toy course, its lab generated once per run) is in conftest.py.
 
 
 def notebook_text(course: Path, **choices: str) -> str:
@@ -239,16 +201,27 @@ def test_parallel_grades_equal_sequential_nbgrader_on_honest_work(course, tmp_pa
     assert len(errors) == 1 and "add" in errors[0].evalue.lower()
 
 
+@pytest.fixture(scope="module")
+def twelve_collected(generated, tmp_path_factory) -> tuple[Path, Path]:
+    """Twelve honest submissions collected into a copy of the toy course (nothing graded), and a copy of
+    that course graded by an uninterrupted sequential run: the reference each resume test compares with."""
+    base = tmp_path_factory.mktemp("twelve")
+    course = copy_course(generated, base)
+    students = {f"s{i:02d}": HONEST[list(HONEST)[i % len(HONEST)]] for i in range(12)}
+    cli(course, "collect", str(write_folder(course, base / "inbox", students)), "--lab", LAB)
+    clean = base / "clean"
+    shutil.copytree(course, clean)                     # same submissions, same collection times
+    cli(clean, "grade", LAB, "--workers", "1", "--no-progress")
+    return course, clean
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("workers", ["1", "2"])
-def test_killed_grader_resumes_with_identical_rows(course, tmp_path, workers):
+def test_killed_grader_resumes_with_identical_rows(twelve_collected, tmp_path, workers):
     """Killed mid-batch, sequential or parallel: the rerun grades only what is missing, and the rows and
     the gradebook equal an uninterrupted sequential run's."""
-    students = {f"s{i:02d}": HONEST[list(HONEST)[i % len(HONEST)]] for i in range(12)}
-    cli(course, "collect", str(write_folder(course, tmp_path / "inbox", students)), "--lab", LAB)
-    clean = tmp_path / "clean"
-    shutil.copytree(course, clean)
-    cli(clean, "grade", LAB, "--workers", "1", "--no-progress")
+    collected, clean = twelve_collected
+    course = copy_course(collected, tmp_path)
     reference = comparable(store_rows(clean))
     assert len(reference) == 12
 

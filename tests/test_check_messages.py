@@ -8,7 +8,7 @@ import nbformat
 import pytest
 
 from notebook_runner import execute_notebook
-from test_autograder_pipeline import BODIES, NB, SIGNATURES, course, env, generated, notebook_text  # noqa: F401
+from test_autograder_pipeline import NB, SIGNATURES, env, notebook_text
 
 pytestmark = pytest.mark.slow
 

@@ -14,8 +14,7 @@ import pytest
 from autograder.scratch import private_folder, sweep
 from hub_server import wait_for
 from test_autograder_adversarial import needs_root
-from test_autograder_pipeline import HONEST, LAB, env, generated, store_rows, write_folder  # noqa: F401
-from test_autograder_pipeline import course  # noqa: F401  (fixture)
+from test_autograder_pipeline import HONEST, LAB, env, store_rows, write_folder
 
 
 def dead_pid() -> int:

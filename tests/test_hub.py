@@ -14,10 +14,7 @@ from pathlib import Path
 import pytest
 
 from coursekit.hub.roster import RosterError, load_roster
-from hub_server import make_hub
-
-ROOT = Path(__file__).resolve().parent.parent
-PIPELINE = ROOT / "tests" / "fixtures" / "pipeline"
+from hub_server import EXPECTED, RESTART_LAB, fill_answers, instructor
 
 
 # -- the roster -----------------------------------------------------------------------------------
@@ -60,20 +57,7 @@ def test_course_hub_refuses_a_bad_roster_before_touching_anything(tmp_path):
 
 
 # -- a running hub ----------------------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def hub(tmp_path_factory):
-    course = tmp_path_factory.mktemp("hub-course")
-    for entry in ("solutions", "specs"):
-        import shutil
-        shutil.copytree(PIPELINE / entry, course / entry)
-    (course / "nbgrader_config.py").write_text((ROOT / "nbgrader_config.py").read_text())
-    running = make_hub(["ada", "ben", "cai", "mallory"], course)
-    try:
-        running.start()
-        yield running
-    finally:
-        running.cleanup()
+# `hub`: the class hub these tests share with tests/test_hub_browser.py (conftest.py, tests/hub_server.py).
 
 
 @pytest.mark.slow
@@ -186,18 +170,14 @@ def test_hub_restart_mid_class_keeps_every_submission_and_grade(hub):
     import nbformat
     import requests
 
-    from test_hub_browser import ANSWERS, EXPECTED, LAB, instructor
-
+    LAB = RESTART_LAB                               # a lab of its own on the shared hub
     instructor(hub, "autograder", "generate", LAB)
     instructor(hub, "nbgrader", "release_assignment", LAB)
     for name in ("ada", "cai"):                     # one right, one blank; submitted from their terminals
         assert hub.as_user(name, "nbgrader", "fetch_assignment", LAB).returncode == 0
         notebook = hub.home(name) / LAB / f"{LAB}.ipynb"
         nb = nbformat.read(notebook, as_version=4)
-        for cell in nb.cells:
-            grade_id = (cell.metadata.get("nbgrader") or {}).get("grade_id")
-            if ANSWERS[name] and grade_id in ANSWERS[name]:
-                cell.source = f"{cell.source.splitlines()[0]}\n    {ANSWERS[name][grade_id]}"
+        fill_answers(nb, name)
         nbformat.write(nb, notebook)
         done = hub.as_user(name, "nbgrader", "submit", LAB)
         assert done.returncode == 0, done.stderr

@@ -9,49 +9,16 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-from pathlib import Path
 
 import nbformat
 import pytest
 import requests
 
-from coursekit.hub.classroom import Layout
-from coursekit.hub.config import server_environment
-from hub_server import PASSWORD, make_hub
+from hub_server import ANSWERS, CLASS_LAB as LAB, EXPECTED, PASSWORD, fill_answers, instructor
 from waiting import wait_for
 
-ROOT = Path(__file__).resolve().parent.parent
-PIPELINE = ROOT / "tests" / "fixtures" / "pipeline"
-LAB = "toy-pipeline"
-ANSWERS = {   # student -> function bodies (None: left blank)
-    "ada": {"impl_add": "return a + b", "impl_scale": "return [x * k for x in xs]", "impl_mean": "return sum(xs) / len(xs)"},
-    "ben": {"impl_add": "return a - b", "impl_scale": "return [x * k for x in xs]", "impl_mean": "return sum(xs) / len(xs)"},
-    "cai": None,
-}
-EXPECTED = {"ada": 6.0, "ben": 5.0, "cai": 0.0}     # points: add 1, scale 2, mean 3
-
-
-@pytest.fixture(scope="module")
-def hub(tmp_path_factory):
-    course = tmp_path_factory.mktemp("hub-class")
-    for entry in ("solutions", "specs"):
-        shutil.copytree(PIPELINE / entry, course / entry)
-    shutil.copy(ROOT / "nbgrader_config.py", course)
-    running = make_hub([*ANSWERS, "mallory"], course)
-    try:
-        running.start()
-        yield running
-    finally:
-        running.cleanup()
-
-
-def instructor(hub, *command: str):
-    """What the instructor types in their JupyterLab terminal (same environment as their server)."""
-    env, folder = server_environment(Layout(hub.data), hub.users["prof"], instructor=True)
-    done = hub.as_user("prof", *command, cwd=Path(folder), env=env)
-    assert done.returncode == 0, f"{' '.join(command)} exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
-    return done.stdout
+# `hub`: the class hub shared with tests/test_hub.py (conftest.py); this class day has a lab of its own
+# there, so other labs may be listed in the Assignments panel too.
 
 
 def log_in(browser, hub, name: str):
@@ -73,16 +40,18 @@ def open_assignments(page):
     return page.locator("#nbgrader-assignment-list")
 
 
+def lab_button(page, listing: str, text: str):
+    """The `text` button on LAB's row of one list of the Assignments panel (not on another lab's)."""
+    row = page.locator(f"#nbgrader-assignment-list #{listing} .list_item:not(.nested_list_item)", has_text=LAB)
+    return row.locator("button", has_text=text)
+
+
 def answer(hub, name: str, token: str) -> None:
     """Save the student's answers into their fetched notebook (what typing in the editor and saving does)."""
     path = f"{LAB}/{LAB}.ipynb"
     model = hub.server_api(name, token, "GET", f"contents/{path}").json()
     nb = nbformat.from_dict(model["content"])
-    for cell in nb.cells:
-        grade_id = (cell.metadata.get("nbgrader") or {}).get("grade_id")
-        if ANSWERS[name] and grade_id in ANSWERS[name]:
-            signature = cell.source.splitlines()[0]
-            cell.source = f"{signature}\n    {ANSWERS[name][grade_id]}"
+    fill_answers(nb, name)
     saved = hub.server_api(name, token, "PUT", f"contents/{path}",
                            json={"type": "notebook", "format": "json", "content": json.loads(nbformat.writes(nb))})
     assert saved.status_code == 200, saved.text
@@ -101,14 +70,14 @@ def test_a_class_day_instructor_and_three_students_at_once(hub, browser, artifac
             hub.login(name)                      # first login sets the password; the browser logs in again
             pages[name] = log_in(browser, hub, name)
         for name, page in pages.items():
-            panel = open_assignments(page)
-            panel.locator("#released_assignments_list button", has_text="Fetch").click()
-            panel.locator("#fetched_assignments_list", has_text=LAB).wait_for()
+            open_assignments(page)
+            lab_button(page, "released_assignments_list", "Fetch").click()
+            lab_button(page, "fetched_assignments_list", "Submit").wait_for()
             assert (hub.home(name) / LAB / f"{LAB}.ipynb").exists()
         for name, page in pages.items():
             answer(hub, name, hub.user_token(name))
-            page.locator("#nbgrader-assignment-list #fetched_assignments_list button", has_text="Submit").click()
-            page.locator("#nbgrader-assignment-list #submitted_assignments_list", has_text=LAB).wait_for()
+            lab_button(page, "fetched_assignments_list", "Submit").click()
+            lab_button(page, "submitted_assignments_list", "Fetch Feedback").wait_for()
 
         instructor(hub, "nbgrader", "collect", LAB)
         graded = instructor(hub, "autograder", "grade", LAB, "--no-progress")
@@ -121,13 +90,13 @@ def test_a_class_day_instructor_and_three_students_at_once(hub, browser, artifac
         listed = requests.get(f"{hub.url}/user/{hub.users['prof']}/formgrader/api/submissions/{LAB}",
                               headers={"Authorization": f"token {prof}"}, timeout=60)
         assert listed.status_code == 200, listed.text
-        scores = {row["student"]: row["score"] for row in listed.json()}
+        scores = {row["student"]: row["score"] for row in listed.json()}    # this lab's rows only
         assert scores == {hub.users[n]: EXPECTED[n] for n in ANSWERS}, (scores, graded)
 
         for name, page in pages.items():
             page.reload()
-            panel = open_assignments(page)
-            panel.locator("#submitted_assignments_list button", has_text="Fetch Feedback").click()
+            open_assignments(page)
+            lab_button(page, "submitted_assignments_list", "Fetch Feedback").click()
             feedback = wait_for(lambda: sorted((hub.home(name) / LAB / "feedback").glob(f"*/{LAB}.html")), 60,
                                 f"{name}'s feedback")
             text = feedback[-1].read_text()

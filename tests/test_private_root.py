@@ -17,7 +17,6 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from quiz_course import quiz_template  # noqa: F401 (a session fixture: one graded quiz released per run)
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "tests" / "fixtures" / "pipeline"

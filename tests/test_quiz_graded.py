@@ -12,7 +12,7 @@ import nbformat
 import pytest
 
 from quiz_course import (BANKS, QUIZ, ROOT, SECRET, STUDENTS, answers_for, copy_course, hand_in, nbgrader_grades,
-                         questions, quiz_template, run, status_rows)  # noqa: F401 (fixture)
+                         questions, run, status_rows)
 
 pytestmark = pytest.mark.slow
 
