@@ -19,6 +19,11 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "tests" / "artifacts"
 CHROMIUM = os.environ.get("COURSE_CHROMIUM", "/usr/bin/chromium")
+# The suite runs several torch processes at once (kernels, grading workers, this one) on few cores;
+# OpenMP's default is to spin while a thread waits, so each small op waits on a descheduled spinner
+# (benchmarks/RESULTS.md, "Lab full runs after shrinking Labs 3 and 5"). Every process the tests start
+# inherits this before it loads torch.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-quic", "--no-first-run", "--disable-sync"]
 
