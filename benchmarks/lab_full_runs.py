@@ -6,9 +6,10 @@ the numbers a lab's introduction states come from here.
 Besides wall time it reports the kernel's CPU seconds (user + system of the kernel process, read with
 psutil, which ipykernel depends on): on a machine other work is sharing, wall time grows with the load
 while CPU seconds stay close to the work the notebook does, so they say more about an idle machine.
-`--cells N` also prints the N code cells of each full run that took the most CPU.
+`--cells N` also prints the N code cells of each full run that took the most CPU; `--save DIR` keeps
+each executed full run (DIR/<lab>.ipynb), to read what its measurement cells printed.
 
-    .venv/bin/python benchmarks/lab_full_runs.py [--cells N] [LAB ...]
+    .venv/bin/python benchmarks/lab_full_runs.py [--cells N] [--save DIR] [LAB ...]
 """
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ class Run:
     wall_s: float = 0.0
     cpu_s: float = 0.0                                   # the kernel process, start-up included
     cells: list[tuple[str, float, float]] = field(default_factory=list)   # (cell name, wall s, CPU s)
+    notebook: nbformat.NotebookNode | None = None                          # executed, with outputs
 
 
 def kernel_cpu(client: NotebookClient) -> float:
@@ -65,6 +67,7 @@ def run(path: Path, quick: bool) -> Run:
         start = time.perf_counter()
         client.execute()
         result.wall_s = time.perf_counter() - start
+        result.notebook = nb
         return result
     finally:
         os.environ.clear()
@@ -76,6 +79,7 @@ def main() -> None:
     parser.add_argument("labs", nargs="*", help="lab ids (default: every lab in solutions/)")
     parser.add_argument("--cells", type=int, default=0, metavar="N",
                         help="also print the N code cells of each full run with the most kernel CPU")
+    parser.add_argument("--save", type=Path, metavar="DIR", help="write each executed full run to DIR/<lab>.ipynb")
     args = parser.parse_args()
     labs = args.labs or sorted(p.name for p in (ROOT / "solutions").iterdir() if p.is_dir())
     print(f"{os.cpu_count()} CPU cores; load average before: {os.getloadavg()[0]:.1f}")
@@ -86,6 +90,9 @@ def main() -> None:
         path = ROOT / "solutions" / lab / f"{lab}.ipynb"
         full, quick = run(path, quick=False), run(path, quick=True)
         slowest[lab] = sorted(full.cells, key=lambda c: -c[2])[:args.cells]
+        if args.save:
+            args.save.mkdir(parents=True, exist_ok=True)
+            nbformat.write(full.notebook, args.save / f"{lab}.ipynb")
         print(f"| {lab} | {full.wall_s:.1f} | {full.cpu_s:.1f} | {quick.wall_s:.1f} | "
               f"{full.wall_s / quick.wall_s:.1f}x | {os.getloadavg()[0]:.1f} |", flush=True)
     for lab, cells in slowest.items():
