@@ -3,8 +3,9 @@ does (full sizes), against the same notebook in quick mode (the small sizes grad
 Prints a markdown table for benchmarks/RESULTS.md, with the machine's cores and load average, since
 the numbers a lab's introduction states come from here.
 
-Besides wall time it reports the kernel's CPU seconds (user + system of the kernel process, read with
-psutil, which ipykernel depends on): on a machine other work is sharing, wall time grows with the load
+Besides wall time it reports the kernel's CPU seconds (user + system of the kernel process and of the
+child processes it has waited for, such as Lab 2's all-reduce workers, read with psutil, which ipykernel
+depends on): on a machine other work is sharing, wall time grows with the load
 while CPU seconds stay close to the work the notebook does, so they say more about an idle machine.
 `--cells N` also prints the N code cells of each full run that took the most CPU; `--save DIR` keeps
 each executed full run (DIR/<lab>.ipynb), to read what its measurement cells printed.
@@ -29,14 +30,14 @@ ROOT = Path(__file__).resolve().parent.parent
 @dataclass
 class Run:
     wall_s: float = 0.0
-    cpu_s: float = 0.0                                   # the kernel process, start-up included
+    cpu_s: float = 0.0                                   # the kernel and its children, start-up included
     cells: list[tuple[str, float, float]] = field(default_factory=list)   # (cell name, wall s, CPU s)
     notebook: nbformat.NotebookNode | None = None                          # executed, with outputs
 
 
 def kernel_cpu(client: NotebookClient) -> float:
     times = psutil.Process(client.km.provisioner.pid).cpu_times()
-    return times.user + times.system
+    return times.user + times.system + times.children_user + times.children_system
 
 
 def cell_name(cell, index: int) -> str:
