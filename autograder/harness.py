@@ -225,6 +225,10 @@ def run(job: dict, spec: LabSpec, shell, result_fd: int, sandbox_flags: list[str
     dumps = json.dumps                       # held before student code can replace json.dumps
     write, truncate, pwrite = os.write, os.ftruncate, os.pwrite
     _watch_environment()
+    # A known start: a grader launched in the background (no job control) inherits SIGINT ignored,
+    # and a notebook setting SIG_IGN would then look like no change. Python's own defaults first.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     observer = Observer([tuple(h) for h in job["hide"]], os.getcwd(), job["confinement"].get("keep", []),
                         flag_fd)
     for flag in sandbox_flags:

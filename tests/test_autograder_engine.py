@@ -477,3 +477,19 @@ def test_each_solution_keeps_to_its_tasks_forbidden_list(spec_file):
             args, kwargs = task.prepare(case)
             _, reached = call_watched(namespace[task.function], args, kwargs, task.forbids)
             assert reached is None, f"{spec.lab_id}/{task.grade_id}: the solution calls {reached}"
+
+
+@pytest.mark.slow
+def test_a_grader_started_with_sigint_ignored_still_sees_a_notebook_ignore_it(tmp_path):
+    """A grader run in the background of a shell without job control inherits SIGINT ignored; the
+    child starts from Python's own handlers, so a notebook that ignores SIGINT is still seen doing it."""
+    import signal
+
+    paths = catalog.write_all(tmp_path, ["ignore_signals_then_finish"])
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)      # the workers inherit it across exec
+    try:
+        result = engine.grade_submission(paths["ignore_signals_then_finish"], SPEC, student_id="s",
+                                         secret=b"k", limits=Limits(wall_s=60))
+    finally:
+        signal.signal(signal.SIGINT, before)
+    assert "signals: changes the SIGINT handler" in result.flags, result.flags
