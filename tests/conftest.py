@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from run_once import built_once, run_folder
+
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "tests" / "artifacts"
 CHROMIUM = os.environ.get("COURSE_CHROMIUM", "/usr/bin/chromium")
@@ -24,6 +26,12 @@ CHROMIUM = os.environ.get("COURSE_CHROMIUM", "/usr/bin/chromium")
 # (benchmarks/RESULTS.md, "Lab full runs after shrinking Labs 3 and 5"). Every process the tests start
 # inherits this before it loads torch.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+# The suite starts hundreds of Python processes (servers, kernels, graders). Where the environment sets
+# PYTHONDONTWRITEBYTECODE (as on the course's build machines) none of them would write a bytecode
+# cache, and each would compile its imports again (`import torch` 7.4 s instead of 2.4 s,
+# benchmarks/RESULTS.md); the first import of a module writes it instead, as on a student's laptop.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-quic", "--no-first-run", "--disable-sync"]
 
@@ -78,7 +86,8 @@ def executed_notebooks(tmp_path_factory):
     """`executed_notebooks.get(path)`: the notebook executed once per session, shared by every test."""
     from notebook_runner import ExecutedNotebooks
 
-    return ExecutedNotebooks(tmp_path_factory.mktemp("executed"))
+    shared = run_folder(tmp_path_factory)
+    return ExecutedNotebooks(tmp_path_factory.mktemp("executed"), shared and shared / "executed-notebooks")
 
 
 # Session fixtures that several modules use are defined here, and only here (their helpers are in
@@ -91,7 +100,7 @@ def generated(tmp_path_factory) -> Path:
     """The pipeline tests' toy course with its lab generated once per run (nbgrader generate is slow)."""
     from pipeline_course import generate_course
 
-    return generate_course(tmp_path_factory.mktemp("template"))
+    return built_once(tmp_path_factory, "template", generate_course)
 
 
 @pytest.fixture
@@ -108,7 +117,7 @@ def quiz_template(tmp_path_factory) -> Path:
     (quiz_course.copy_course)."""
     from quiz_course import release
 
-    return release(tmp_path_factory.mktemp("quiz-template"))
+    return built_once(tmp_path_factory, "quiz-template", release)
 
 
 @pytest.fixture(scope="session")
@@ -129,7 +138,7 @@ def hub(tmp_path_factory):
 # A session fixture named here is released right after the last collected test that uses it, not at
 # the end of the run: the hub's servers would otherwise idle through every later test.
 _RELEASE: dict = {}         # fixture name -> its clean-up (idempotent), once it is set up
-_LAST_USER: dict = {}       # fixture name -> node id of the last test that uses it
+_LAST_USER: dict = {}       # fixture name -> the last collected test that uses it
 
 
 @pytest.hookimpl(trylast=True)      # after deselection and any reordering
@@ -137,13 +146,63 @@ def pytest_collection_modifyitems(items):
     for item in items:
         for name in ("hub",):
             if name in getattr(item, "fixturenames", ()):
-                _LAST_USER[name] = item.nodeid
+                _LAST_USER[name] = item
 
 
 def pytest_runtest_teardown(item, nextitem):
-    for name, nodeid in _LAST_USER.items():
-        if item.nodeid == nodeid and name in _RELEASE:
+    for name, last in _LAST_USER.items():
+        if item is last and name in _RELEASE:
             _RELEASE.pop(name)()
+
+
+# pytest-xdist (`-n auto --dist loadfile` in pyproject.toml) hands each worker whole test files, so a
+# file's module fixtures run once; the two files that share the class hub are one unit (HUB_FILES), so
+# one hub serves them. Units start longest first (LONGEST, from CI's durations), so no worker is left
+# running a long one alone at the end. (xdist_group marks cannot do this: pytest 9 ignores the node-id
+# suffix they rely on, pytest-dev/pytest-xdist#1386.)
+HUB_FILES = ("tests/test_hub.py", "tests/test_hub_browser.py")
+LONGEST = ("tests/test_hub.py", "tests/test_hub_browser.py", "tests/test_autograder_pipeline.py",
+           "tests/test_autograder_distributed.py", "tests/test_site.py", "tests/test_autograder_adversarial_batch.py",
+           "tests/test_notebooks.py", "tests/test_course_start_browser.py", "tests/test_labs_contract.py",
+           "tests/test_doctor.py", "tests/test_quiz_graded.py", "tests/test_autograder_adversarial.py")
+
+
+def unit_of(nodeid: str) -> str:
+    """The scheduling unit of a test: its file, or "hub" for the files that share the class hub."""
+    path = nodeid.split("::", 1)[0]
+    return "hub" if path in HUB_FILES else path
+
+
+class LongestFirst:
+    """Registered as a plugin of its own: a conftest has one `pytest_collection_modifyitems`, and this
+    one must run first (every worker sorts the same way, as xdist requires)."""
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection_modifyitems(self, items):
+        rank = {path: i for i, path in enumerate(LONGEST)}
+        order = {id(item): i for i, item in enumerate(items)}
+        items.sort(key=lambda item: (rank.get(item.nodeid.split("::", 1)[0], len(LONGEST)), order[id(item)]))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByUnit(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return unit_of(nodeid)
+
+    return ByUnit(config, log)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config):
+    """`-n auto`: one worker per core, at most 4 (COURSE_TEST_WORKERS overrides). Each worker starts its
+    own JupyterLab and Chromium when it needs them, so more workers than cores only adds start-ups."""
+    return int(os.environ.get("COURSE_TEST_WORKERS") or min(os.cpu_count() or 1, 4))
+
+
+def pytest_configure(config):
+    config.pluginmanager.register(LongestFirst(), "course-longest-first")
 
 
 @pytest.fixture(scope="session")

@@ -3,6 +3,7 @@ notebook once per test session (`ExecutedNotebooks`, the `executed_notebooks` fi
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import os
 import re
@@ -12,6 +13,8 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError
+
+from run_once import locked
 
 
 class NotebookFailed(AssertionError):
@@ -56,39 +59,59 @@ def run_env(progress_dir: Path, **extra: str) -> dict:
 
 def record_time(path: Path, seconds: float) -> None:
     """Times belong in an artifact (and benchmarks/RESULTS.md), never in an assertion."""
-    TIMES.parent.mkdir(parents=True, exist_ok=True)
-    times = json.loads(TIMES.read_text()) if TIMES.exists() else {}
     key = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)
-    times[key] = round(seconds, 2)
-    TIMES.write_text(json.dumps(times, indent=1, sort_keys=True))
+    with locked(TIMES.with_suffix(".lock")):        # xdist workers record side by side
+        times = json.loads(TIMES.read_text()) if TIMES.exists() else {}
+        times[key] = round(seconds, 2)
+        TIMES.write_text(json.dumps(times, indent=1, sort_keys=True))
 
 
 class ExecutedNotebooks:
-    """Each course notebook runs once per test session, whichever test asks first; later askers get
-    the same executed copy (or the same failure)."""
+    """Each course notebook runs once per test run, whichever test asks first; later askers get the
+    same executed copy (or the same failure). With `shared` (a folder all xdist workers see), the run
+    is shared across workers too: the first executes under a lock, the others read its result."""
 
-    def __init__(self, scratch: Path):
+    def __init__(self, scratch: Path, shared: Path | None = None):
         self.scratch = scratch
-        self._runs: dict[tuple[Path, bool], tuple[nbformat.NotebookNode, float] | NotebookFailed] = {}
+        self.shared = shared
+        self._runs: dict[tuple[Path, bool], nbformat.NotebookNode | NotebookFailed] = {}
 
     def get(self, path: Path, *, allow_errors: bool = False) -> nbformat.NotebookNode:
         key = (Path(path).resolve(), allow_errors)
         if key not in self._runs:
-            progress = self.scratch / f"progress-{len(self._runs)}"
-            progress.mkdir(parents=True)
-            # Lessons run as a student opens them; labs in quick mode with a test secret, as CI grades them.
-            lesson = key[0].is_relative_to(ROOT / "course")
-            env = run_env(progress, **({} if lesson else {"COURSE_QUICK": "1", "COURSE_GRADING_SECRET": "test-suite-secret"}))
-            try:
-                nb, seconds = execute_notebook(key[0], env=env, allow_errors=allow_errors)
-                record_time(key[0], seconds)
-                self._runs[key] = (nb, seconds)
-            except NotebookFailed as failed:
-                self._runs[key] = failed
+            self._runs[key] = self._run(key) if self.shared is None else self._run_shared(key)
         run = self._runs[key]
         if isinstance(run, NotebookFailed):
             raise run
-        return copy.deepcopy(run[0])      # a test that edits its copy cannot change another's
+        return copy.deepcopy(run)         # a test that edits its copy cannot change another's
+
+    def _run(self, key: tuple[Path, bool]) -> nbformat.NotebookNode | NotebookFailed:
+        progress = self.scratch / f"progress-{len(self._runs)}"
+        progress.mkdir(parents=True)
+        # Lessons run as a student opens them; labs in quick mode with a test secret, as CI grades them.
+        lesson = key[0].is_relative_to(ROOT / "course")
+        env = run_env(progress, **({} if lesson else {"COURSE_QUICK": "1", "COURSE_GRADING_SECRET": "test-suite-secret"}))
+        try:
+            nb, seconds = execute_notebook(key[0], env=env, allow_errors=key[1])
+        except NotebookFailed as failed:
+            return failed
+        record_time(key[0], seconds)
+        return nb
+
+    def _run_shared(self, key: tuple[Path, bool]) -> nbformat.NotebookNode | NotebookFailed:
+        name = hashlib.sha256(f"{key[0]}|{key[1]}".encode()).hexdigest()[:16]
+        executed, failure = self.shared / f"{name}.ipynb", self.shared / f"{name}.failed"
+        with locked(self.shared / f"{name}.lock"):
+            if executed.exists():
+                return nbformat.read(executed, as_version=4)
+            if failure.exists():
+                return NotebookFailed(failure.read_text())
+            run = self._run(key)
+            if isinstance(run, NotebookFailed):
+                failure.write_text(str(run))
+            else:
+                nbformat.write(run, executed)
+            return run
 
 
 def grade_cells(nb: nbformat.NotebookNode) -> dict[str, nbformat.NotebookNode]:
