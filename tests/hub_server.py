@@ -4,8 +4,8 @@ Its Unix accounts are made for the run with a unique prefix (`cth<hex>-`), and r
 their processes and the data folder; nothing of the machine's own users is touched.
 
 tests/test_hub.py and tests/test_hub_browser.py share one class hub (the `hub` session fixture in
-conftest.py, serving `class_course`): each test that releases, collects and grades does it on a lab
-of its own (CLASS_LAB, RESTART_LAB), so no test sees another's submissions or grades.
+conftest.py, serving `class_course`); only the class day (tests/test_hub_browser.py) releases,
+collects and grades CLASS_LAB there.
 """
 from __future__ import annotations
 
@@ -31,7 +31,6 @@ from waiting import wait_for
 PASSWORD = "class-password-1"
 PIPELINE = ROOT / "tests" / "fixtures" / "pipeline"
 CLASS_LAB = "toy-pipeline"      # the class day in Chromium (tests/test_hub_browser.py)
-RESTART_LAB = "toy-restart"     # the hub restarted mid-class (tests/test_hub.py): the same lab, renamed
 STUDENTS = ("ada", "ben", "cai", "mallory")
 ANSWERS = {   # student -> function bodies (None: left blank)
     "ada": {"impl_add": "return a + b", "impl_scale": "return [x * k for x in xs]", "impl_mean": "return sum(xs) / len(xs)"},
@@ -191,18 +190,10 @@ def make_hub(students: list[str], course: Path, instructor: str = "prof") -> Run
 
 
 def class_course(course: Path) -> Path:
-    """The instructor's course for the shared hub: the pipeline tests' toy lab as CLASS_LAB and, renamed,
-    as RESTART_LAB (solution notebook and spec alike)."""
+    """The instructor's course for the shared hub: the pipeline tests' toy lab as CLASS_LAB."""
     for entry in ("solutions", "specs"):
         shutil.copytree(PIPELINE / entry, course / entry)
     shutil.copy(ROOT / "nbgrader_config.py", course)
-    source = PIPELINE / "solutions" / CLASS_LAB / f"{CLASS_LAB}.ipynb"
-    (course / "solutions" / RESTART_LAB).mkdir()
-    (course / "solutions" / RESTART_LAB / f"{RESTART_LAB}.ipynb").write_text(
-        source.read_text(encoding="utf-8").replace(CLASS_LAB, RESTART_LAB), encoding="utf-8")
-    spec = (PIPELINE / "specs" / "toy_pipeline.py").read_text(encoding="utf-8")
-    (course / "specs" / f"{RESTART_LAB.replace('-', '_')}.py").write_text(spec.replace(CLASS_LAB, RESTART_LAB),
-                                                                         encoding="utf-8")
     return course
 
 
@@ -220,3 +211,22 @@ def fill_answers(nb, name: str) -> None:
         grade_id = (cell.metadata.get("nbgrader") or {}).get("grade_id")
         if ANSWERS[name] and grade_id in ANSWERS[name]:
             cell.source = f"{cell.source.splitlines()[0]}\n    {ANSWERS[name][grade_id]}"
+
+
+def own_pids(hub: RunningHub, name: str) -> list[int]:
+    """Pids of the person's own JupyterLab server (jupyterhub-singleuser running as their account)."""
+    out = subprocess.run(["ps", "-ww", "-u", hub.users[name], "-o", "pid=,args="], capture_output=True,
+                         text=True).stdout
+    return [int(line.split()[0]) for line in out.splitlines() if "jupyterhub-singleuser" in line]
+
+
+def submission_files(hub: RunningHub) -> list[str]:
+    inbound = hub.data / "exchange" / "llm-train-vs-infer" / "inbound"
+    return sorted(str(p.relative_to(inbound)) for p in inbound.rglob("*"))
+
+
+def gradebook_totals(hub: RunningHub, lab: str) -> dict[str, float]:
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{hub.home('prof') / 'course' / 'gradebook.db'}", "llm-train-vs-infer") as gb:
+        return {s.student.id: s.score for s in gb.assignment_submissions(lab)}

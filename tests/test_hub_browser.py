@@ -3,7 +3,9 @@
 The instructor releases the toy lab through nbgrader's exchange; each student logs in, fetches it from
 JupyterLab's Assignments panel, answers (right, partly right, blank) and submits there; the instructor
 collects, runs `autograder grade`, and releases feedback; each student fetches their own feedback.
-A fourth student tries to read another's submission and is refused.
+A fourth student tries to read another's submission and is refused. Then, mid-class, the hub goes
+down and comes back: accounts, passwords, the running servers, every submission and grade are kept,
+and a student can still submit.
 """
 from __future__ import annotations
 
@@ -14,7 +16,8 @@ import nbformat
 import pytest
 import requests
 
-from hub_server import ANSWERS, CLASS_LAB as LAB, EXPECTED, PASSWORD, fill_answers, instructor
+from hub_server import (ANSWERS, CLASS_LAB as LAB, EXPECTED, PASSWORD, fill_answers, gradebook_totals, instructor,
+                        own_pids, submission_files)
 from waiting import wait_for
 
 # `hub`: the class hub shared with tests/test_hub.py (conftest.py); this class day has a lab of its own
@@ -32,6 +35,37 @@ def log_in(browser, hub, name: str):
     page.wait_for_url(re.compile(rf"/user/{re.escape(hub.users[name])}/lab"), timeout=240_000)
     page.wait_for_selector(".jp-LauncherCard, .jp-Launcher", timeout=240_000)
     return page
+
+
+def formgrader_scores(hub) -> dict[str, float]:
+    """LAB's scores as the instructor's formgrader lists them, through the hub's proxy."""
+    listed = requests.get(f"{hub.url}/user/{hub.users['prof']}/formgrader/api/submissions/{LAB}",
+                          headers={"Authorization": f"token {hub.user_token('prof')}"}, timeout=60)
+    assert listed.status_code == 200, listed.text
+    return {row["student"]: row["score"] for row in listed.json()}
+
+
+def restart_mid_class(hub) -> None:
+    """The hub goes down and comes back (SIGTERM; students' servers are not stopped with it)."""
+    users = sorted(u["name"] for u in hub.api("GET", "users").json())
+    servers = {name: own_pids(hub, name) for name in ("prof", *ANSWERS)}
+    assert all(servers.values()), servers
+    submissions, grades = submission_files(hub), gradebook_totals(hub, LAB)
+    ben = hub.user_token("ben")
+    hub.stop_hub()
+    hub.start()
+    assert sorted(u["name"] for u in hub.api("GET", "users").json()) == users
+    assert {name: own_pids(hub, name) for name in servers} == servers       # the same servers kept running
+    assert hub.server_api("ben", ben, "GET", "status").status_code == 200   # and are routed again
+    assert submission_files(hub) == submissions and gradebook_totals(hub, LAB) == grades
+    assert formgrader_scores(hub) == grades                                  # the instructor's view too
+    hub.login("ben")                                          # the password set before the restart
+    with pytest.raises(PermissionError):
+        hub.login("ben", password="not-bens-password")
+    # the class carries on: a submission made after the restart arrives beside the earlier ones
+    assert hub.as_user("ada", "nbgrader", "submit", LAB).returncode == 0
+    after = [f for f in submission_files(hub) if f.endswith(f"{LAB}.ipynb")]
+    assert len(after) == len([f for f in submissions if f.endswith(f"{LAB}.ipynb")]) + 1
 
 
 def open_assignments(page):
@@ -59,7 +93,7 @@ def answer(hub, name: str, token: str) -> None:
 
 @pytest.mark.slow
 @pytest.mark.browser
-def test_a_class_day_instructor_and_three_students_at_once(hub, browser, artifacts_dir):
+def test_a_class_day_instructor_and_three_students_at_once_through_a_hub_restart(hub, browser, artifacts_dir):
     instructor(hub, "autograder", "generate", LAB)
     instructor(hub, "nbgrader", "release_assignment", LAB)
     hub.login("prof")
@@ -86,12 +120,9 @@ def test_a_class_day_instructor_and_three_students_at_once(hub, browser, artifac
 
         # the grades autograder wrote are the ones the instructor's formgrader shows
         hub.start_server("prof")
-        prof = hub.user_token("prof")
-        listed = requests.get(f"{hub.url}/user/{hub.users['prof']}/formgrader/api/submissions/{LAB}",
-                              headers={"Authorization": f"token {prof}"}, timeout=60)
-        assert listed.status_code == 200, listed.text
-        scores = {row["student"]: row["score"] for row in listed.json()}    # this lab's rows only
+        scores = formgrader_scores(hub)
         assert scores == {hub.users[n]: EXPECTED[n] for n in ANSWERS}, (scores, graded)
+        assert gradebook_totals(hub, LAB) == scores
 
         for name, page in pages.items():
             page.reload()
@@ -117,3 +148,5 @@ def test_a_class_day_instructor_and_three_students_at_once(hub, browser, artifac
     assert refused.returncode != 0 and "Permission denied" in refused.stderr
     refused = hub.as_user("mallory", "nbgrader", "collect", LAB)
     assert "llm-train-vs-infer" not in refused.stdout or refused.returncode != 0
+
+    restart_mid_class(hub)
