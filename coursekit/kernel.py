@@ -38,7 +38,11 @@ def kernel_env(environ: dict[str, str], data_dir: Path = DATA_DIR) -> dict[str, 
     spec.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(kernelspec(), indent=1)
     if not spec.exists() or spec.read_text() != text:
-        spec.write_text(text)
+        # whole or not at all: a JupyterLab starting beside this one (a second `course start`, a class's
+        # servers) must never read a half-written spec and fall back to a kernel that dirties notebooks
+        partial = spec.with_name(f".kernel.json.{os.getpid()}")
+        partial.write_text(text)
+        os.replace(partial, spec)
     env = dict(environ)
     rest = [p for p in env.get("JUPYTER_PATH", "").split(os.pathsep) if p and Path(p) != data_dir]
     env["JUPYTER_PATH"] = os.pathsep.join([str(data_dir), *rest])
