@@ -185,6 +185,7 @@ class LongestFirst:
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
+    """Whatever `--dist` says, a worker gets one unit (`unit_of`) at a time, in collection order."""
     from xdist.scheduler import LoadScopeScheduling
 
     class ByUnit(LoadScopeScheduling):

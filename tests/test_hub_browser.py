@@ -20,8 +20,8 @@ from hub_server import (ANSWERS, CLASS_LAB as LAB, EXPECTED, PASSWORD, fill_answ
                         own_pids, submission_files)
 from waiting import wait_for
 
-# `hub`: the class hub shared with tests/test_hub.py (conftest.py); this class day has a lab of its own
-# there, so other labs may be listed in the Assignments panel too.
+# `hub`: the class hub shared with tests/test_hub.py (conftest.py); only this class day releases a lab
+# there, and it clicks the buttons on LAB's own row of the Assignments panel all the same.
 
 
 def log_in(browser, hub, name: str):
