@@ -51,6 +51,9 @@ class Task:
     encode: Callable[[Any], Any] = encode           # output -> plain data (runs in the student process)
     forbidden: tuple[str, ...] | None = None        # code the graded function may not reach: modules,
                                                     # functions or methods by dotted name; None: DEFAULT_FORBIDDEN
+    float64_expected: bool = False                  # visible expectations the reference computes with torch:
+                                                    # run it in float64 and store float32 precision, so the
+                                                    # committed checks file is the same on every CPU (check.py)
 
     @property
     def forbids(self) -> tuple[str, ...]:

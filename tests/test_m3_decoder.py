@@ -5,6 +5,8 @@ import torch
 
 from coursekit.nn.decoder import DecoderConfig, build_model, greedy_generate
 
+pytestmark = pytest.mark.float_sensitive   # run again under other kernels and threads (test_portable_floats.py)
+
 SMALL = DecoderConfig(vocab_size=97, d_model=64, n_layers=2, n_heads=4, n_kv_heads=2, d_ff=96, max_seq_len=64)
 
 

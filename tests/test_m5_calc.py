@@ -11,6 +11,8 @@ import torch
 from coursekit.calc import cascade, moe, scaling, speculative
 from coursekit.model_configs import DEEPSEEK_V3, MIXTRAL_8X7B
 
+pytestmark = pytest.mark.float_sensitive   # run again under other kernels and threads (test_portable_floats.py)
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 import random
 
 from autograder.spec import DEFAULT_FORBIDDEN, Case, LabSpec, Task, approx, encode
-from coursekit.checks.lab3_kv_cache import encode_generate, encode_prefill, prepare_generate, prepare_prefill
+from coursekit.checks.lab3_kv_cache import (encode_generate, encode_prefill, greedy_match, prepare_generate,
+                                            prepare_prefill)
 from coursekit.calc import kvcache
 from coursekit.model_configs import LLAMA2_70B
 
@@ -176,7 +177,8 @@ SPEC = LabSpec(
                       hint="logits must equal model(prompt): prefill is an ordinary causal forward pass"),
              ),
              hidden=_prefill_hidden, n_hidden=4, prepare=prepare_prefill, encode=encode_prefill,
-             reference=prefill_reference, compare=approx(rel=LOGIT_TOL, abs_=LOGIT_TOL), forbidden=WHOLE_LAYERS),
+             reference=prefill_reference, compare=approx(rel=LOGIT_TOL, abs_=LOGIT_TOL), forbidden=WHOLE_LAYERS,
+             float64_expected=True),
         Task("test_generate", "Task (cached greedy generation)", 4, "generate_with_cache",
              visible=(
                  Case("GQA model, 6-token prompt, 8 new tokens", args=(GQA, 21, 1, 6, 8),
@@ -186,7 +188,8 @@ SPEC = LabSpec(
                       hint="with one KV head every query head reads the same cached K and V"),
              ),
              hidden=_generate_hidden, n_hidden=4, prepare=prepare_generate, encode=encode_generate,
-             reference=generate_reference, compare=approx(rel=LOGIT_TOL, abs_=LOGIT_TOL), forbidden=WHOLE_LAYERS),
+             reference=generate_reference, compare=greedy_match(rel=LOGIT_TOL, abs_=LOGIT_TOL), forbidden=WHOLE_LAYERS,
+             float64_expected=True),
         Task("test_allocator", "Task (paged block allocator)", 3, "replay_allocator",
              visible=(
                  Case("blocks of 4: grow, share the pool, free", args=ALLOC_BASIC, expected=ALLOC_BASIC_EXPECTED,

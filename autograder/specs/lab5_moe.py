@@ -152,10 +152,10 @@ SPEC = LabSpec(
              visible=(
             Case('4-layer target, 2-layer draft, k = 4', kwargs={'seed': 0, 'n_layers': 4, 'draft_layers': 2, 'damp': 0.3, 'prompt_len': 6, 'n_new': 12, 'k': 4},
                  hint="the output must equal the target's own greedy tokens: keep draft tokens only while they equal the target's argmax",
-                 expected={'shape': [1, 12], 'data': [242, 196, 71, 132, 48, 248, 221, 7, 184, 184, 184, 184]}),
+                 expected={'shape': [1, 12], 'data': [52, 55, 167, 88, 249, 161, 150, 53, 88, 249, 161, 150]}),
             Case('k = 1, a draft that disagrees more', kwargs={'seed': 5, 'n_layers': 3, 'draft_layers': 1, 'damp': 1.0, 'prompt_len': 3, 'n_new': 7, 'k': 1},
                  hint="after the first disagreement append the target's token and discard the rest of the draft",
-                 expected={'shape': [1, 7], 'data': [76, 232, 190, 177, 117, 191, 36]}),
+                 expected={'shape': [1, 7], 'data': [254, 58, 178, 122, 18, 64, 0]}),
              ),
              hidden=_spec_case, n_hidden=3, prepare=spec_args, encode=encode_tokens, compare=approx()),
         Task('test_scaling', 'Task (inference-aware optimum)', 2, 'optimal_n_d',

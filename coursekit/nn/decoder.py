@@ -27,6 +27,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .init import portable_randn
+
 
 @dataclass(frozen=True)
 class DecoderConfig:
@@ -56,6 +58,11 @@ class DecoderConfig:
         return self.d_model // self.n_heads
 
 
+def _at_least_float32(dtype: torch.dtype) -> torch.dtype:
+    """float32 for half-precision runs; float64 stays float64 (portable expected values, autograder)."""
+    return torch.promote_types(dtype, torch.float32)
+
+
 class RMSNorm(nn.Module):
     def __init__(self, dim: int, eps: float):
         super().__init__()
@@ -63,18 +70,21 @@ class RMSNorm(nn.Module):
         self.eps = eps
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        # Normalise in float32 as Llama does, so low-precision runs keep the same statistics.
-        x32 = x.float()
+        # Normalise in (at least) float32 as Llama does, so low-precision runs keep the same statistics.
+        x32 = x.to(_at_least_float32(x.dtype))
         x32 = x32 * torch.rsqrt(x32.pow(2).mean(-1, keepdim=True) + self.eps)
         return self.weight * x32.to(x.dtype)
 
 
 def rope_tables(head_dim: int, max_seq_len: int, theta: float) -> tuple[torch.Tensor, torch.Tensor]:
-    """cos and sin tables [max_seq_len, head_dim] in the rotate-half layout."""
-    inv_freq = 1.0 / (theta ** (torch.arange(0, head_dim, 2, dtype=torch.float32) / head_dim))
-    angles = torch.outer(torch.arange(max_seq_len, dtype=torch.float32), inv_freq)
+    """cos and sin tables [max_seq_len, head_dim] in the rotate-half layout, float32.
+
+    Computed in float64 and rounded: float32 cos/sin are vectorised differently per CPU (AVX2, AVX-512,
+    the portable kernels), and the tables must be the same bits everywhere (coursekit/nn/init.py)."""
+    inv_freq = 1.0 / (theta ** (torch.arange(0, head_dim, 2, dtype=torch.float64) / head_dim))
+    angles = torch.outer(torch.arange(max_seq_len, dtype=torch.float64), inv_freq)
     angles = torch.cat([angles, angles], dim=-1)
-    return angles.cos(), angles.sin()
+    return angles.cos().float(), angles.sin().float()
 
 
 def apply_rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
@@ -129,7 +139,7 @@ class Attention(nn.Module):
         q_pos = torch.arange(q_start, q_start + tq, device=q.device)[:, None]
         k_pos = torch.arange(tk, device=q.device)[None, :]
         scores = scores.masked_fill(k_pos > q_pos, float("-inf"))
-        out = F.softmax(scores.float(), dim=-1).to(q.dtype) @ v
+        out = F.softmax(scores.to(_at_least_float32(scores.dtype)), dim=-1).to(q.dtype) @ v
         return self.o_proj(out.transpose(1, 2).reshape(b, tq, self.n_heads * self.head_dim))
 
     def forward(self, x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
@@ -203,9 +213,9 @@ def build_model(config: DecoderConfig | None = None, seed: int = 0, device=None,
             if name.endswith("norm.weight") or "layernorm" in name:
                 param.fill_(1.0)
             elif name == "embed.weight":
-                param.copy_(torch.randn(param.shape, generator=generator))
+                param.copy_(portable_randn(*param.shape, generator=generator))
             else:
-                param.copy_(torch.randn(param.shape, generator=generator) / math.sqrt(param.shape[1]))
+                param.copy_(portable_randn(*param.shape, generator=generator, scale=1 / math.sqrt(param.shape[1])))
     return model.to(device=device or "cpu", dtype=dtype).eval()
 
 
