@@ -34,11 +34,11 @@ from autograder.reference import reference_output
 from autograder.scratch import private_folder
 from autograder.sandbox import allowed_paths, default_hidden, kill_uid, needed_paths
 from autograder.spec import REPO_ROOT, Case, LabSpec, Task
+from autograder.submitted import MAX_NOTEBOOK_BYTES   # one limit for every reader of submitted/
 from autograder.thin import thin
 from coursekit.nbcells import is_test_cell, nbgrader_meta
 from coursekit.paths import course_root
 
-MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024
 # Signals a process dies from when memory runs out: the kernel's OOM killer, C code that aborts on a
 # failed allocation or writes through the NULL it got back, a stack that cannot grow.
 MEMORY_SIGNALS = {6: "SIGABRT", 7: "SIGBUS", 9: "SIGKILL", 11: "SIGSEGV"}

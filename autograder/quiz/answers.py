@@ -24,16 +24,22 @@ class AnswersError(ValueError):
     """The submission's answers cannot be read; the message is the reason the instructor sees."""
 
 
-def read_answers(path: Path) -> dict:
+def read_answers(path: Path, base: Path | None = None) -> dict:
     """{slot: value} from the answers cell of the notebook at `path` (only JSON parsing, no nbformat
-    validation, so a notebook with hostile metadata is still read; cells are all that matter)."""
+    validation, so a notebook with hostile metadata is still read; cells are all that matter). Only a
+    regular file reached from `base` (submitted/) through no link is read (autograder/submitted.py)."""
+    from .. import submitted
+
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise AnswersError(f"notebook too large ({path.stat().st_size} bytes > {MAX_FILE_BYTES})")
-        data = json.loads(path.read_bytes())
+        raw = submitted.read(path, Path(base) if base is not None else Path(path).parent, MAX_FILE_BYTES)
+        if len(raw) > MAX_FILE_BYTES:
+            raise AnswersError(f"notebook too large (more than {MAX_FILE_BYTES} bytes)")
+        data = json.loads(raw)
         cells = data["cells"]
         if not isinstance(cells, list):
             raise TypeError("cells is not a list")
+    except submitted.Refused as refusal:
+        raise AnswersError(str(refusal)) from None
     except FileNotFoundError:
         raise AnswersError(f"missing notebook: no {path.name} in the submission") from None
     except (OSError, ValueError, KeyError, TypeError, RecursionError) as error:
