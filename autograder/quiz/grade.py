@@ -35,12 +35,15 @@ def score_submission(course: Course, spec: QuizSpec, sub: Submission, secret: by
         answers = read_answers(sub.notebook, course.submitted)
     except AnswersError as error:
         return failed_result(sub, spec, str(error))
+    except Exception as error:          # noqa: BLE001 - whatever the file holds, it ends failed, not pending
+        return failed_result(sub, spec, f"invalid notebook: its answers could not be read ({type(error).__name__})")
     questions = student_questions(spec.bank, sub.student_id, secret.decode(), spec.banks)
     tasks = []
     for slot, (task, q) in enumerate(zip(spec.tasks, questions), 1):
         correct, _, note = score_answer(q, answers.get(slot))
+        verdict = "right" if correct else ("wrong" if not note or note.startswith("Read ") else note)
         tasks.append(TaskResult(task.grade_id, task.points if correct else 0.0, task.points, correct,
-                                "right" if correct else (note or "wrong")))
+                                f"{verdict}; {note}" if note.startswith("Read ") else verdict))
     extra = sorted(k for k in answers if not 1 <= k <= len(spec.tasks))
     flags = [f"answers for questions that do not exist: {extra[:5]}"] if extra else []
     flags += clock_flags(course, sub)
