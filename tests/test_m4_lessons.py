@@ -21,17 +21,7 @@ LESSONS = ["01-trained-once-served-forever", "02-cost-per-token", "03-rent-buy-a
 _LESSONS = Lessons("m4-economics")
 
 
-class _Unescaped:
-    """The lessons escape money dollars (\\$) so JupyterLab does not read them as LaTeX; tests read the prose."""
-
-    def __getattr__(self, name):
-        return getattr(_LESSONS, name)
-
-    def markdown(self, name):
-        return _LESSONS.markdown(name).replace("\\$", "$")
-
-
-M4 = _Unescaped()
+M4 = _LESSONS   # its markdown reads money dollars as `$` (tests/lesson_text.py)
 
 
 @pytest.mark.parametrize("index, name", list(enumerate(LESSONS, 1)))
