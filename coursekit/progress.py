@@ -300,7 +300,16 @@ def progress_html() -> str:
                     f"<code>{html.escape(n['backup'])}</code> ({html.escape(n['error'])}).</p>"
                     for n in load()["recovered"])
     return (f"<div class='course-progress' style='color: var(--jp-ui-font-color1)'>{notes}{report_html(course_report())}"
-            f"<p style='color: var(--jp-ui-font-color2)'>Stored in <code>{html.escape(str(store_path()))}</code></p></div>")
+            f"<p style='color: var(--jp-ui-font-color2)'>Stored in <code>{html.escape(str(store_path()))}</code>. "
+            f"{snapshot_note()}</p></div>")
+
+
+def snapshot_note() -> str:
+    """An output saved with a notebook outlives the store it read: say when it was read."""
+    from datetime import datetime
+
+    return (f"<span class='course-progress-snapshot'>Read at {datetime.now():%H:%M on %d %B %Y}: run this cell "
+            "again to see your progress now (<code>course progress</code> always does).</span>")
 
 
 def show_progress():

@@ -163,3 +163,15 @@ def test_start_page_lists_every_step_and_opens_a_lesson(student_server, laptop_p
     assert table.locator("a", has_text="Lab 1:").count() == 1 and "not started" in text
     table.locator("a", has_text="Lesson 2:").first.click()
     page.wait_for_selector(".lm-TabBar-tab.jp-mod-current:has-text('02-memory-per-parameter')", timeout=60_000)
+
+
+def test_start_page_opens_the_learners_own_lab_copy(student_server, laptop_page):
+    """The start page's lab link and check command name work/, as `course start`, the README, `course
+    work`, progress and the lessons' Next links do; labs/ is the release that updates replace."""
+    page = laptop_page
+    open_notebook(page, student_server, "course/index.ipynb")
+    module1 = page.locator(".jp-MarkdownCell", has_text="Module 1:").first
+    assert "course check work/lab1-roofline/lab1-roofline.ipynb" in module1.inner_text()
+    module1.locator("a[href*='lab1-roofline.ipynb']").click()
+    page.wait_for_url("**/lab/tree/work/lab1-roofline/lab1-roofline.ipynb*", timeout=60_000)
+    page.wait_for_selector(".jp-NotebookPanel:visible .jp-Notebook .jp-Cell")

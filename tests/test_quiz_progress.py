@@ -146,3 +146,5 @@ def test_show_progress_displays_summary(store, monkeypatch):
     monkeypatch.setattr("IPython.display.display", lambda obj: shown.append(obj))
     progress.show_progress()
     assert "(lab1-roofline)</a></td><td>1 of 3 visible tests pass" in shown[0].data
+    # a notebook saved with this output keeps a snapshot: it says when it was read and how to refresh it
+    assert "course-progress-snapshot" in shown[0].data and "run this cell again" in shown[0].data
