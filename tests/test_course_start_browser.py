@@ -171,7 +171,8 @@ def test_start_page_opens_the_learners_own_lab_copy(student_server, laptop_page)
     page = laptop_page
     open_notebook(page, student_server, "course/index.ipynb")
     module1 = page.locator(".jp-MarkdownCell", has_text="Module 1:").first
-    assert "course check work/lab1-roofline/lab1-roofline.ipynb" in module1.inner_text()
+    module1.scroll_into_view_if_needed()
+    assert "course check work/lab1-roofline/lab1-roofline.ipynb" in module1.text_content()
     module1.locator("a[href*='lab1-roofline.ipynb']").click()
     page.wait_for_url("**/lab/tree/work/lab1-roofline/lab1-roofline.ipynb*", timeout=60_000)
     page.wait_for_selector(".jp-NotebookPanel:visible .jp-Notebook .jp-Cell")
