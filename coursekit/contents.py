@@ -6,13 +6,19 @@ JupyterLab autosaved an executed lesson (a tracked file) within two minutes of R
 course's own folders report `writable: false`, so JupyterLab never autosaves them (Ctrl+S offers
 Save As), and a save request for one is refused with a message saying where to keep a copy.
 A learner's own work lives in `work/` (lab copies) or anywhere outside these folders.
+
+It also keeps instructor material out of the student's file browser (listings only; an
+open course's files still exist): graded labs' solutions, the grader, the hint and worked-answer texts.
 """
 from __future__ import annotations
+
+from fnmatch import fnmatch
 
 from jupyter_server.services.contents.largefilemanager import AsyncLargeFileManager
 from tornado.web import HTTPError
 
 READ_ONLY_FOLDERS = ("course", "labs", "solutions")   # replaced by course updates (`git pull`)
+INSTRUCTOR_MATERIAL = ["solutions", "autograder", "hint_texts.yaml", "instructor-secret", "gradebook.db"]
 
 
 def is_course_material(path: str) -> bool:
@@ -28,6 +34,9 @@ class CourseContentsManager(AsyncLargeFileManager):
         if model.get("type") != "directory" and is_course_material(path):
             model["writable"] = False
         return model
+
+    def should_list(self, name):
+        return super().should_list(name) and not any(fnmatch(name, glob) for glob in INSTRUCTOR_MATERIAL)
 
     async def save(self, model, path=""):
         if model.get("type") != "directory" and is_course_material(path):

@@ -176,3 +176,50 @@ def test_start_page_opens_the_learners_own_lab_copy(student_server, laptop_page)
     module1.locator("a[href*='lab1-roofline.ipynb']").click()
     page.wait_for_url("**/lab/tree/work/lab1-roofline/lab1-roofline.ipynb*", timeout=60_000)
     page.wait_for_selector(".jp-NotebookPanel:visible .jp-Notebook .jp-Cell")
+
+
+def listed_names(page) -> set[str]:
+    items = page.locator(".jp-FileBrowser .jp-DirListing-item .jp-DirListing-itemText")
+    items.first.wait_for()
+    return {t.strip() for t in items.all_text_contents()}
+
+
+def test_student_file_browser_hides_instructor_material(student_server, laptop_page):
+    """Solutions, the grader and the hint and worked-answer texts are not one click away in student
+    mode (`course start --instructor` lists them: tested below with the API the file browser reads)."""
+    page = laptop_page
+    open_notebook(page, student_server, "course/index.ipynb")
+    page.locator(".jp-FileBrowser .jp-BreadCrumbs-home").first.click()
+    page.wait_for_function("() => [...document.querySelectorAll('.jp-FileBrowser .jp-DirListing-itemText')]"
+                           ".some(e => e.textContent.trim() === 'coursekit')")
+    top = listed_names(page)
+    assert {"course", "labs", "work", "coursekit"} <= top and not top & {"solutions", "autograder"}, top
+    page.locator(".jp-FileBrowser .jp-DirListing-item", has_text="coursekit").first.dblclick()
+    page.wait_for_function("() => [...document.querySelectorAll('.jp-FileBrowser .jp-DirListing-itemText')]"
+                           ".some(e => e.textContent.trim() === 'hints.py')")
+    assert "hint_texts.yaml" not in listed_names(page)
+
+
+def test_instructor_mode_lists_the_instructor_material(clone):
+    base, root = clone
+    with course_start(root, base / "instructor-files", "--instructor") as server:
+        names = {entry["name"] for entry in api(server, "api/contents")["content"]}
+        assert {"solutions", "autograder"} <= names, names
+
+
+def test_hint_text_reaches_the_page_only_when_revealed(student_server, laptop_page):
+    folder = student_server.root / SCRATCH
+    folder.mkdir(exist_ok=True)
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+    nb.cells = [nbformat.v4.new_code_cell("from coursekit.hints import hint_ladder\n"
+                                          "hint_ladder('Why?', hints=['FIRST-' + 'RUNG-TEXT'], answer='WORKED-' + 'ANSWER-TEXT')")]
+    nbformat.write(nb, folder / "hints.ipynb")
+    page = laptop_page
+    open_notebook(page, student_server, f"{SCRATCH}/hints.ipynb")
+    button = page.locator(".course-hint-ladder button", has_text="Show hint 1")
+    run_all_cells(page, until=button)
+    assert "FIRST-RUNG-TEXT" not in page.content() and "WORKED-ANSWER-TEXT" not in page.content()
+    button.click()
+    page.locator(".course-hint-ladder", has_text="FIRST-RUNG-TEXT").wait_for()
+    assert "WORKED-ANSWER-TEXT" not in page.content()
