@@ -5,9 +5,14 @@ that `--instructor` shows."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
+import time
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -223,3 +228,39 @@ def test_hint_text_reaches_the_page_only_when_revealed(student_server, laptop_pa
     button.click()
     page.locator(".course-hint-ladder", has_text="FIRST-RUNG-TEXT").wait_for()
     assert "WORKED-ANSWER-TEXT" not in page.content()
+
+
+def course_check(server, notebook: str) -> str:
+    """`course check NOTEBOOK` in a terminal beside the server (it asks the server what is open)."""
+    env = dict(os.environ, COURSE_ROOT=str(server.root), COURSE_PROGRESS_DIR=str(server.progress_dir),
+               JUPYTER_RUNTIME_DIR=str(server.log.parent / "runtime"))
+    done = subprocess.run([str(Path(sys.executable).parent / "course"), "check", notebook], cwd=server.root,
+                          env=env, capture_output=True, text=True, timeout=300)
+    return done.stdout + done.stderr
+
+
+def test_course_check_compares_with_what_the_kernel_ran(student_server, laptop_page):
+    """A kernel that only started (a reopened notebook after a server restart) ran nothing newer than the
+    saved file: `course check` says nothing of unsaved work and records the check. Once a cell has run
+    after the save, it warns and does not record."""
+    page = laptop_page
+    notebook = student_server.root / LAB_COPY
+    os.utime(notebook, (time.time() - 600, time.time() - 600))   # saved ten minutes ago
+    open_notebook(page, student_server, LAB_COPY)
+    wait_kernel_idle(page)
+    said = course_check(student_server, LAB_COPY)
+    assert "WARNING" not in said and "(progress recorded)" in said, said
+
+    page.locator(".jp-NotebookPanel:visible .jp-CodeCell .jp-InputArea-editor").first.click()
+    page.keyboard.press("Shift+Enter")
+    page.wait_for_selector(".jp-NotebookPanel:visible .jp-CodeCell .jp-InputPrompt:text-matches('\\\\[1\\\\]')")
+    wait_kernel_idle(page)
+    said = course_check(student_server, LAB_COPY)
+    assert "its kernel ran code at" in said and "(progress not recorded" in said, said
+    close_without_saving(page)
+
+
+def close_without_saving(page) -> None:
+    page.locator(".lm-MenuBar-itemLabel", has_text="File").first.click()
+    page.locator(".lm-Menu-itemLabel", has_text="Close Tab").first.click()
+    page.locator(".jp-Dialog button", has_text="Discard").click()

@@ -3,7 +3,8 @@
 `check_here()` runs in the notebook's own kernel: it checks the functions the learner has run, as
 they are now. `course check NOTEBOOK` reads the saved file; `saved_version()` says which
 version that is, and `unsaved_work()` asks any running Jupyter server whether the notebook is open
-with a kernel that ran code after the last save (then the check is of an older version).
+with a kernel that ran a cell after the last save (then the check is of an older version): the course's
+kernel records when it last ran one (coursekit/kernel_runs.py); a kernel that only started ran nothing.
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import os
 from datetime import datetime, timezone
 from pathlib import Path
 
+from ..kernel_runs import last_run
 from .selfcheck import LAB_CALL, check_namespace, lab_of, record_progress, render
 
 SLACK_S = 2.0  # a save and the kernel's idle message after it arrive within a moment of each other
@@ -44,7 +46,7 @@ def running_servers() -> list[dict]:
             os.kill(int(info["pid"]), 0)           # a server that is gone leaves its file behind
         except (OSError, ValueError, KeyError, TypeError):
             continue
-        servers.append(info)
+        servers.append({**info, "runtime_dir": str(file.parent)})   # where its kernels' files are
     return servers
 
 
@@ -60,11 +62,12 @@ def unsaved_work(path: Path) -> str | None:
         for session in sessions:
             if (root / session.get("path", "")).resolve() != path:
                 continue
-            active = (session.get("kernel") or {}).get("last_activity")
-            if not active:
-                continue
-            ran = datetime.fromisoformat(active.replace("Z", "+00:00")).timestamp()
-            if ran > saved + SLACK_S:
+            kernel = session.get("kernel") or {}
+            recorded, ran = last_run(Path(server["runtime_dir"]), kernel.get("id", ""))
+            if not recorded:   # not the course's kernel: its last activity is all the server knows
+                active = kernel.get("last_activity")
+                ran = active and datetime.fromisoformat(active.replace("Z", "+00:00")).timestamp()
+            if ran and ran > saved + SLACK_S:
                 when = datetime.fromtimestamp(ran).astimezone(timezone.utc).astimezone()
                 return (f"This notebook is open in Jupyter and its kernel ran code at {when:%H:%M:%S}, after the "
                         "last save: this check is of the saved file, which may not be what you see. Save "
