@@ -250,8 +250,10 @@ def summary() -> dict:
     for lab_id, entry in data["labs"].items():
         checks = entry["checks"]
         last = checks[-1] if checks else None
+        best = max(checks, key=lambda c: c["passed"] / c["total"] if c["total"] else 0) if checks else None
         mod(entry.get("module") or lab_module(lab_id))["labs"][lab_id] = {
             "checks": len(checks), "latest": f"{last['passed']}/{last['total']}" if last else None,
+            "best": f"{best['passed']}/{best['total']}" if best else None,   # a later check may see less
             "all_passed": any(c["total"] and c["passed"] == c["total"] for c in checks)}
     return {name: modules[name] for name in sorted(modules)}
 
@@ -273,7 +275,7 @@ def summary_rows(report: dict | None = None) -> list[tuple[str, str, str, str]]:
         test = entry["module_test"]
         test_text = (f"{'passed' if test['passed'] else 'not passed'}, best {test['best_score']} "
                      f"({test['attempts']} attempt{'s' if test['attempts'] != 1 else ''})") if test else "-"
-        labs = "; ".join(f"{lab}: {v['latest']}{' all passed' if v['all_passed'] else ''}"
+        labs = "; ".join(f"{lab}: best {v['best']}, latest {v['latest']}{' all passed' if v['all_passed'] else ''}"
                          for lab, v in sorted(entry["labs"].items())) or "-"
         rows.append((module, quiz_text, test_text, labs))
     return rows

@@ -20,7 +20,7 @@ from .work import WORK_FOLDER
 NOT_STARTED, IN_PROGRESS, DONE = "not started", "in progress", "done"
 MEANING = ("What the scores mean: a lesson quiz counts the questions right on the first try (you may try "
            "again until right); a module test counts the answers right when you submitted it, against its "
-           "pass mark; a lab counts the visible tests passing at your latest check (`course check`; "
+           "pass mark; a lab counts the visible tests passing at your best check (`course check` or `check_here()`; "
            "hidden tests are graded by your instructor).")
 
 
@@ -47,15 +47,21 @@ def _plural(n: int, word: str) -> str:
 
 
 def lesson_item(title: str, path: str, attempts: list[dict]) -> Item:
+    """Done once any attempt finished, with the best one: a new attempt never undoes a lesson."""
     if not attempts:
         return Item(title, path, NOT_STARTED, "quiz not answered yet")
     latest = attempts[-1]
-    if progress.attempt_finished(latest):
-        best = max((a for a in attempts if progress.attempt_finished(a)), key=lambda a: a.get("score", 0))
-        return Item(title, path, DONE, f"quiz {best.get('score', 0)}/{best.get('total', 0)} right on the first try"
-                                       f" (best of {_plural(len(attempts), 'attempt')})")
     answered = sum(bool(v.get("correct")) for v in latest.get("items", {}).values())
-    return Item(title, path, IN_PROGRESS, f"quiz: {answered} of {len(latest.get('shown', []))} questions answered right")
+    so_far = f"quiz: {answered} of {len(latest.get('shown', []))} questions answered right"
+    finished = [a for a in attempts if progress.attempt_finished(a)]
+    if not finished:
+        return Item(title, path, IN_PROGRESS, so_far)
+    best = max(finished, key=lambda a: a.get("score", 0))
+    detail = (f"quiz {best.get('score', 0)}/{best.get('total', 0)} right on the first try"
+              f" (best of {_plural(len(attempts), 'attempt')})")
+    if not progress.attempt_finished(latest):
+        detail += f"; a new attempt is under way ({so_far.removeprefix('quiz: ')})"
+    return Item(title, path, DONE, detail)
 
 
 def test_item(title: str, path: str, attempts: list[dict]) -> Item:
@@ -70,12 +76,17 @@ def test_item(title: str, path: str, attempts: list[dict]) -> Item:
 
 
 def lab_item(title: str, path: str, checks: list[dict]) -> Item:
+    """The best check counts (a check in a freshly restarted kernel may see less); the latest is said too."""
     if not checks:
         return Item(title, path, NOT_STARTED, "not checked yet")
     last = checks[-1]
-    if last["total"] and last["passed"] == last["total"]:
-        return Item(title, path, DONE, f"all {last['total']} visible tests pass at your latest check")
-    return Item(title, path, IN_PROGRESS, f"{last['passed']} of {last['total']} visible tests pass at your latest check")
+    best = max(checks, key=lambda c: c["passed"] / c["total"] if c["total"] else 0)
+    latest = "" if (last["passed"], last["total"]) == (best["passed"], best["total"]) else \
+        f"; your latest check: {last['passed']} of {last['total']}"
+    if best["total"] and best["passed"] == best["total"]:
+        return Item(title, path, DONE, f"all {best['total']} visible tests passed at your best check{latest}")
+    return Item(title, path, IN_PROGRESS,
+                f"{best['passed']} of {best['total']} visible tests pass at your best check{latest}")
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,7 @@ def test_records_persist_and_summarise(store):
     report = progress.summary()
     assert report["m1"]["quizzes"]["m1-l1"]["best"] == 0.5
     assert report["m1"]["module_test"]["passed"] is True and report["m1"]["module_test"]["best_score"] == "12/15"
-    assert report["m1"]["labs"]["lab1-roofline"] == {"checks": 2, "latest": "5/5", "all_passed": True}
+    assert report["m1"]["labs"]["lab1-roofline"] == {"checks": 2, "latest": "5/5", "best": "5/5", "all_passed": True}
     assert report["m3"]["labs"]["lab3-kv-cache"]["all_passed"] is False
     text = progress.format_summary()
     assert "quiz 1/2 right on the first try (best of 1 attempt)" in text
