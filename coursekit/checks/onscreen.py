@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from datetime import datetime, timezone
 from pathlib import Path
 
 from ..kernel_runs import last_run
 from .selfcheck import LAB_CALL, check_namespace, lab_of, record_progress, render
 
+DEF = re.compile(r"^def (\w+)\(", flags=re.MULTILINE)
 SLACK_S = 2.0  # a save and the kernel's idle message after it arrive within a moment of each other
 
 
@@ -76,12 +78,32 @@ def unsaved_work(path: Path) -> str | None:
     return None
 
 
-def _lab_in_kernel(namespace: dict) -> str | None:
-    """The lab of the notebook this kernel serves: its file (Jupyter names it), else cells it ran."""
+def _notebook_of_kernel(namespace: dict) -> dict | None:
+    """The saved notebook this kernel serves (Jupyter names its file), or None."""
     session = os.environ.get("JPY_SESSION_NAME") or namespace.get("__session__")
     if session and Path(session).is_file():
         try:
-            return lab_of(json.loads(Path(session).read_text(encoding="utf-8")), Path(session))
+            return json.loads(Path(session).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            pass
+    return None
+
+
+def _defined_in(notebook: dict | None) -> frozenset:
+    """Names of the functions the notebook's code cells define (at the start of a line)."""
+    if not notebook:
+        return frozenset()
+    sources = ("".join(c.get("source", "")) for c in notebook.get("cells", []) if c.get("cell_type") == "code")
+    return frozenset(name for source in sources for name in DEF.findall(source))
+
+
+def _lab_in_kernel(namespace: dict) -> str | None:
+    """The lab of the notebook this kernel serves: its file (Jupyter names it), else cells it ran."""
+    notebook = _notebook_of_kernel(namespace)
+    if notebook is not None:
+        session = os.environ.get("JPY_SESSION_NAME") or namespace.get("__session__")
+        try:
+            return lab_of(notebook, Path(session))
         except (OSError, ValueError):
             pass
     for source in reversed(namespace.get("In", [])):
@@ -101,7 +123,7 @@ def check_here(lab_id: str | None = None, *, record: bool = True) -> int:
     lab_id = lab_id or _lab_in_kernel(shell.user_ns)
     if lab_id is None:
         raise ValueError("cannot tell which lab this is: name it, e.g. check_here('lab1-roofline')")
-    checks = check_namespace(lab_id, shell.user_ns)
+    checks = check_namespace(lab_id, shell.user_ns, _defined_in(_notebook_of_kernel(shell.user_ns)))
     print(render(lab_id, checks, []))
     print("Checked the code this kernel has run, as it is now (unsaved edits included once run).")
     passed = sum(c.passed for c in checks)
