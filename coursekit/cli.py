@@ -31,6 +31,10 @@ def start(args: argparse.Namespace) -> int:
     if made:
         print(f"Made your own copies of {len(made)} lab(s) in work/ (course updates never touch them).")
 
+    # a closed tab leaves its kernel running (ten held 2 GB): shut down kernels that no tab is connected
+    # to after half an hour idle; an open tab's kernel stays however long it idles
+    command += ["--MappingKernelManager.cull_idle_timeout=1800", "--MappingKernelManager.cull_interval=60",
+                "--MappingKernelManager.cull_connected=False"]
     command += jupyter_args() + args.jupyter_args  # terminals find `course` and `autograder`
     # saved quizzes reopen as "run this cell" instead of "model not found" (coursekit/saving.py)
     command.append(f"--ContentsManager.pre_save_hook={pre_save_hook.__module__}.{pre_save_hook.__name__}")

@@ -20,6 +20,7 @@ import pytest
 from course_server import SCRATCH, clone_course, course_start, git_status
 from coursekit.saving import QUIZ_NOTE, WIDGET_VIEW
 from jupyterlab_ui import open_notebook, run_all_cells
+from waiting import wait_for
 from test_quiz_browser import GOOD, QUIZ_ITEMS
 from test_quiz_layout_browser import laptop_page  # noqa: F401  (a fixture: the 1280x800 page)
 
@@ -259,3 +260,28 @@ def test_course_check_compares_with_what_the_kernel_ran(student_server, laptop_p
     wait_kernel_idle(page)
     said = course_check(student_server, LAB_RELEASE)
     assert "its kernel ran code at" in said and "(progress not recorded" in said, said
+
+
+def test_a_closed_tabs_kernel_is_culled_and_an_open_ones_stays(clone, laptop_page):
+    """`course start` culls kernels no tab is connected to once idle (half an hour; seconds here)."""
+    base, root = clone
+    folder = root / SCRATCH
+    folder.mkdir(exist_ok=True)
+    for name in ("closed", "open"):
+        nb = nbformat.v4.new_notebook()
+        nb.metadata["kernelspec"] = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+        nb.cells = [nbformat.v4.new_code_cell("1")]
+        nbformat.write(nb, folder / f"{name}.ipynb")
+    quick = ["--MappingKernelManager.cull_idle_timeout=3", "--MappingKernelManager.cull_interval=1"]
+    with course_start(root, base / "culling", jupyter_args=quick) as server:
+        page = laptop_page
+        open_notebook(page, server, f"{SCRATCH}/closed.ipynb")
+        wait_kernel_idle(page)
+        closed = {k["id"] for k in api(server, "api/kernels")}
+        close_current_tab(page)
+        open_notebook(page, server, f"{SCRATCH}/open.ipynb")
+        wait_kernel_idle(page)
+        wait_for(lambda: not closed & {k["id"] for k in api(server, "api/kernels")}, timeout=60,
+                 what="the closed tab's kernel to be culled")
+        sessions = api(server, "api/sessions")
+        assert [s["path"] for s in sessions] == [f"{SCRATCH}/open.ipynb"], sessions   # its kernel stays
