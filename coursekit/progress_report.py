@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import html
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from . import progress
@@ -30,6 +30,7 @@ class Item:
     path: str      # relative to the course root
     state: str
     detail: str
+    next: bool = False   # the first step in course order that is not done: where to go on
 
 
 @dataclass(frozen=True)
@@ -142,7 +143,21 @@ def course_report(root: Path | None = None, data: dict | None = None) -> list[Mo
                 items.append(test_item(step.title, step.path,
                                        data["module_tests"].get(step.key, {}).get("attempts", [])))
         modules.append(Module(title, items))
+    return mark_next(modules)
+
+
+def mark_next(modules: list[Module]) -> list[Module]:
+    """The same modules with the first step not done marked `next` (none once everything is done)."""
+    for m, module in enumerate(modules):
+        for i, item in enumerate(module.items):
+            if item.state != DONE:
+                items = [*module.items[:i], replace(item, next=True), *module.items[i + 1:]]
+                return [*modules[:m], Module(module.title, items), *modules[m + 1:]]
     return modules
+
+
+def next_item(modules: list[Module]) -> Item | None:
+    return next((i for m in modules for i in m.items if i.next), None)
 
 
 def format_report(modules: list[Module]) -> str:
@@ -150,7 +165,9 @@ def format_report(modules: list[Module]) -> str:
     for module in modules:
         share = module.done / len(module.items) if module.items else 0
         lines.append(f"{module.title}: {module.done} of {len(module.items)} done ({100 * share:.0f}%)")
-        lines += [f"  {i.state:<12} {i.title}: {i.detail}" for i in module.items]
+        lines += [f"{'->' if i.next else '  '} {i.state:<12} {i.title}: {i.detail}" for i in module.items]
+    upcoming = next_item(modules)
+    lines.append(f"Next: {upcoming.title} ({upcoming.path})" if upcoming else "Everything is done.")
     lines.append(MEANING)
     return "\n".join(lines)
 
@@ -164,7 +181,9 @@ def report_html(modules: list[Module], link_from: str = "course") -> str:
                     f"{len(module.items)} done ({100 * share:.0f}%)</th></tr>")
         for item in module.items:
             href = Path("/".join([".."] * len(Path(link_from).parts)), item.path).as_posix()
-            rows.append(f"<tr class='course-progress-{item.state.replace(' ', '-')}'><td>{item.state}</td>"
+            state = f"<strong>{item.state}, next</strong>" if item.next else item.state
+            rows.append(f"<tr class='course-progress-{item.state.replace(' ', '-')}"
+                        f"{' course-progress-next' if item.next else ''}'><td>{state}</td>"
                         f"<td><a href='{html.escape(href)}'>{html.escape(item.title)}</a></td>"
                         f"<td>{html.escape(item.detail)}</td></tr>")
     return (f"<table class='course-progress-table'><tbody>{''.join(rows)}</tbody></table>"

@@ -94,3 +94,18 @@ def test_course_progress_in_a_terminal_shows_the_best_check(tmp_path):
     shown = subprocess.run([str(Path(sys.executable).parent / "course"), "progress"], env=env, check=True,
                            capture_output=True, text=True).stdout
     assert "1 of 7 visible tests pass at your best check; your latest check: 0 of 7" in shown, shown
+
+
+def test_the_next_step_is_marked(store):
+    modules = course_report(ROOT)
+    first = modules[0].items[0]
+    assert first.next and sum(i.next for m in modules for i in m.items) == 1
+    assert f"Next: {first.title} ({first.path})" in format_report(modules)
+    shown = ["a", "b"]
+    for item in shown:
+        progress.record_quiz("m1-l1", module="m1", seed=1, shown=shown, item_id=item, response=1, correct=True)
+    modules = course_report(ROOT)
+    assert not modules[0].items[0].next and modules[0].items[1].next
+    assert f"-> {NOT_STARTED:<12} {modules[0].items[1].title}" in format_report(modules)
+    html = report_html(modules)
+    assert html.count("course-progress-next") == 1 and "<strong>not started, next</strong>" in html
