@@ -168,6 +168,7 @@ def test_start_page_lists_every_step_and_opens_a_lesson(student_server, laptop_p
     lessons = len(list(student_server.root.glob("course/m*/[0-9]*.ipynb")))
     assert table.locator("a", has_text="Lesson").count() == lessons
     assert table.locator("a", has_text="Lab 1:").count() == 1 and "not started" in text
+    assert table.locator(".course-progress-next").count() == 1   # where to go on, marked
     table.locator("a", has_text="Lesson 2:").first.click()
     page.wait_for_selector(".lm-TabBar-tab.jp-mod-current:has-text('02-memory-per-parameter')", timeout=60_000)
 
