@@ -56,8 +56,9 @@ def hint_ladder(question: str, hints: Sequence[str] | None = None, answer: str |
         question, hints, answer, title = texts["question"], texts["hints"], texts["answer"], texts["title"]
     if not hints:
         raise ValueError("hint_ladder needs at least one hint before the worked answer")
-    rungs = [widgets.HTML(f"<b>Hint {i + 1}.</b> {h}") for i, h in enumerate(hints)]
-    rungs.append(widgets.HTML(f"<b>Worked answer.</b> {answer}"))
+    # Each rung's text stays in the kernel until revealed: a hidden widget's value would be in the page.
+    texts = [f"<b>Hint {i + 1}.</b> {h}" for i, h in enumerate(hints)] + [f"<b>Worked answer.</b> {answer}"]
+    rungs = [widgets.HTML("") for _ in texts]
     for rung in rungs:
         rung.layout.display = "none"
     button = widgets.Button(description="Show hint 1", icon="lightbulb-o", button_style="info")
@@ -67,7 +68,7 @@ def hint_ladder(question: str, hints: Sequence[str] | None = None, answer: str |
         n = shown["n"]
         if n >= len(rungs):
             return
-        rungs[n].layout.display = None
+        rungs[n].value, rungs[n].layout.display = texts[n], None
         shown["n"] = n + 1
         if shown["n"] == len(rungs):
             button.description, button.disabled = "All hints shown", True
