@@ -12,6 +12,7 @@ import os
 from datetime import datetime, timezone
 from pathlib import Path
 
+from .last import remember
 from .selfcheck import LAB_CALL, check_namespace, lab_of, record_progress, render
 
 SLACK_S = 2.0  # a save and the kernel's idle message after it arrive within a moment of each other
@@ -99,7 +100,9 @@ def check_here(lab_id: str | None = None, *, record: bool = True) -> int:
     if lab_id is None:
         raise ValueError("cannot tell which lab this is: name it, e.g. check_here('lab1-roofline')")
     checks = check_namespace(lab_id, shell.user_ns)
-    print(render(lab_id, checks, []))
+    report = render(lab_id, checks, [])
+    print(report)
+    remember(lab_id, report, "check_here()")
     print("Checked the code this kernel has run, as it is now (unsaved edits included once run).")
     passed = sum(c.passed for c in checks)
     if record and record_progress(lab_id, passed, len(checks)):
