@@ -107,8 +107,9 @@ def _pick_task(tasks: list[dict], task: str | None, check: str, question: str) -
             return t
     if task:
         raise ValueError(f"no task {task!r} in this lab (tasks: {', '.join(t['function'] for t in tasks)})")
-    for t in tasks:                                   # named in the question
-        if re.search(rf"\b{re.escape(t['function'])}\b", question):
+    for t in tasks:                                   # named in the question: its function, or its title's words
+        name = re.sub(r"^Task \((.*)\)$", r"\1", t["title"]).lower()
+        if re.search(rf"\b{re.escape(t['function'])}\b", question) or name in question.lower():
             return t
     failing = FAILED.findall(check)
     return next((t for t in tasks if t["title"] in failing), None)   # the first task the last check failed
