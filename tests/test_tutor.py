@@ -188,3 +188,22 @@ def test_prose_streams_before_the_reply_ends():
     assert guard.feed("Think about") == "Think about"          # not held back to the end of the line
     assert guard.feed(" the units.\n``") == " the units.\n"    # a fence may be starting: held
     assert guard.feed("`\nx = 1\n```\n") == "```\nx = 1\n```\n"
+
+
+def test_the_panel_streams_the_reply_and_says_why_when_it_cannot(learner, tmp_path, monkeypatch):
+    from coursekit.tutor.panel import TutorPanel
+
+    failed_check()
+    panel = TutorPanel(lab=LAB)
+    panel.ask("help")                                              # not configured yet: says so, keeps nothing
+    assert "The tutor is off" in panel.status.value and panel.turns == []
+    values = []
+    with RecordingEndpoint(reply="Which number is the <ridge>?") as endpoint:
+        assert course(["tutor", "setup", "--endpoint", endpoint.url, "--model", "tiny"]) == 0
+        panel.log.observe(lambda change: values.append(change["new"]), "value")
+        panel.question.value = "why does ridge_point fail?"
+        panel.button.click()
+    assert panel.question.value == "" and not panel.button.disabled and "answered" in panel.status.value
+    assert "Which number is the &lt;ridge&gt;?" in panel.log.value     # escaped: a reply is text, never markup
+    assert len(values) > 3                                          # redrawn as the reply streamed
+    assert len(endpoint.requests) == 1 and "why does ridge_point fail?" in endpoint.sent_text()
