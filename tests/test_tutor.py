@@ -207,3 +207,39 @@ def test_the_panel_streams_the_reply_and_says_why_when_it_cannot(learner, tmp_pa
     assert "Which number is the &lt;ridge&gt;?" in panel.log.value     # escaped: a reply is text, never markup
     assert len(values) > 3                                          # redrawn as the reply streamed
     assert len(endpoint.requests) == 1 and "why does ridge_point fail?" in endpoint.sent_text()
+
+
+def test_a_class_hub_gives_students_the_tutor_and_a_write_only_counts_folder(learner, tmp_path, capsys):
+    from dataclasses import asdict
+
+    from coursekit.hub.classroom import Layout, Settings
+    from coursekit.hub.config import server_environment
+
+    layout = Layout(tmp_path / "hub")
+    layout.data.mkdir()
+    layout.settings.write_text(json.dumps(asdict(Settings(roster="roster.csv", course_source="."))))
+    layout.secret.write_text("not-a-real-secret\n")
+    assert "COURSE_TUTOR_CONFIG" not in server_environment(layout, "root", instructor=False)[0]
+    assert course(["tutor", "setup", "--endpoint", "http://127.0.0.1:9/v1", "--model", "class", "--rate-per-hour", "20",
+                   "--class-config", str(layout.tutor_config), "--count-asks", "--asks-dir", str(layout.tutor_asks)]) == 0
+    student = server_environment(layout, "root", instructor=False)[0]
+    assert student["COURSE_TUTOR_CONFIG"] == str(layout.tutor_config)
+    # an instructor's server holds the grading secret: no tutor config, and the tutor refuses there anyway
+    assert "COURSE_TUTOR_CONFIG" not in server_environment(layout, "root", instructor=True)[0]
+    layout.tutor_asks.mkdir()
+    for student_file, tasks in {"ada": ["test_ridge", "test_ridge"], "bo": ["test_ridge", "test_intensity"]}.items():
+        (layout.tutor_asks / f"{student_file}.jsonl").write_text(
+            "".join(json.dumps({"lab": LAB, "task": t}) + "\n" for t in tasks))
+    capsys.readouterr()
+    assert course(["tutor", "counts", "--class-config", str(layout.tutor_config)]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines()]
+    assert rows[1] == [LAB, "test_ridge", "3", "2"] and rows[2] == [LAB, "test_intensity", "1", "1"]
+
+
+def test_percent_tutor_opens_the_panel_or_asks(learner, capsys):
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    shell.run_line_magic("load_ext", "coursekit.tutor")
+    shell.run_line_magic("tutor", "why?")                         # not configured: says so
+    assert "The tutor is off" in capsys.readouterr().out

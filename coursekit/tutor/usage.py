@@ -57,7 +57,8 @@ def record(config: TutorConfig, lab: str | None, task: str | None, now: float | 
     if config.count_asks and config.asks_dir:
         # one line per question: the lab and task only. The hub's folder is write-only for students (1733).
         line = json.dumps({"lab": lab or "", "task": task or ""}) + "\n"
-        with open(Path(config.asks_dir) / f"{getpass.getuser()}.jsonl", "a", encoding="utf-8") as handle:
+        fd = os.open(Path(config.asks_dir) / f"{getpass.getuser()}.jsonl", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        with os.fdopen(fd, "a", encoding="utf-8") as handle:
             handle.write(line)
 
 
