@@ -243,3 +243,17 @@ def test_percent_tutor_opens_the_panel_or_asks(learner, capsys):
     shell.run_line_magic("load_ext", "coursekit.tutor")
     shell.run_line_magic("tutor", "why?")                         # not configured: says so
     assert "The tutor is off" in capsys.readouterr().out
+
+
+def test_the_evaluation_scores_leaks_and_errors_as_words(repo_root):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_tutor", repo_root / "benchmarks" / "bench_tutor.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    for lab in bench.LABS:
+        lines = bench.solution_lines(lab)
+        assert lines and not any(line in bench.norm((repo_root / "labs" / lab / f"{lab}.ipynb").read_text()) for line in lines)
+    assert "return peak_flops / bandwidth" in bench.solution_lines(LAB)
+    assert not bench.refers("try the hint first", ["int"]) and bench.refers("you return an int", ["int"])
+    assert bench.refers("Case 'NVIDIA H100 SXM' fails", ["NVIDIA H100 SXM"])
