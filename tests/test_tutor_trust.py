@@ -1,5 +1,5 @@
 """The tutor's trust line: every request it sends, for every lab and every task, is inspected, and none
-may carry text from solutions/, a spec, a hidden test, an unrevealed hint rung or the grading secret.
+may carry text from solutions/, a spec, a hidden test or case, an unrevealed hint rung or the grading secret.
 The requests go to a recording endpoint (tests/tutor_endpoint.py); the model's answer is beside the point."""
 from __future__ import annotations
 

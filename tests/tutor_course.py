@@ -3,7 +3,8 @@
 `tutor_course(base)` copies what a class's machine holds (released labs, lessons, solutions, specs)
 and adds a grading secret, so the tests can check that none of the instructor's part is ever sent.
 `instructor_fragments(root)` lists that part as text fragments: lines of solution and hidden-test code
-in solutions/, lines of the specs, the literal text of hint_texts.yaml's rungs, and the secret, less
+in solutions/, lines of the specs, the arguments of the hidden cases the secret draws, the literal text
+of hint_texts.yaml's rungs, and the secret, less
 anything the released material says too (a line a student sees anyway is no leak).
 """
 from __future__ import annotations
@@ -67,8 +68,28 @@ def instructor_fragments(root: Path) -> dict[str, str]:
         for expression in [*entry["hints"], entry["answer"]]:
             for literal in re.split(r"\{[^{}]*\}|\n|\"", expression):     # the text around f-string fields
                 add(literal, f"hint_texts.yaml {prompt_id}", 25)
-    found[(root / "instructor-secret").read_text().strip()] = "instructor-secret"
+    secret = (root / "instructor-secret").read_text().strip()
+    for lab_spec in sorted((root / "autograder" / "specs").glob("lab*.py")):
+        for text, where in hidden_case_texts(lab_spec.stem, secret.encode()):
+            add(text, where, 12)
+    found[secret] = "instructor-secret"
     return found
+
+
+def hidden_case_texts(lab_module: str, secret: bytes) -> list[tuple[str, str]]:
+    """The arguments of every hidden case the grader would draw with this course's secret, as text."""
+    from autograder.hidden import hidden_cases
+    from autograder.spec import load_spec
+
+    spec = load_spec(lab_module.replace("_", "-"))
+    texts = []
+    for task in spec.tasks:
+        for case in hidden_cases(spec, task, secret):
+            for value in (*case.args, *case.kwargs.values()):
+                text = value if isinstance(value, str) else repr(value)   # a string as the lab would quote it
+                if len(text) <= 300 and " at 0x" not in text:
+                    texts.append((text, f"hidden case of {spec.lab_id}/{task.grade_id}"))
+    return texts
 
 
 def leaks(sent: str, fragments: dict[str, str]) -> list[str]:
