@@ -257,3 +257,31 @@ def test_the_evaluation_scores_leaks_and_errors_as_words(repo_root):
     assert "return peak_flops / bandwidth" in bench.solution_lines(LAB)
     assert not bench.refers("try the hint first", ["int"]) and bench.refers("you return an int", ["int"])
     assert bench.refers("Case 'NVIDIA H100 SXM' fails", ["NVIDIA H100 SXM"])
+
+
+def test_check_here_points_to_the_tutor_only_when_it_is_on(learner, tmp_path, monkeypatch, capsys):
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from coursekit.checks import check_here
+
+    InteractiveShell.instance()                                  # check_here() runs in an IPython shell
+    monkeypatch.chdir(learner.parent)
+    check_here(LAB)                                              # nothing defined: every task fails
+    shown = capsys.readouterr().out
+    assert "FAIL" in shown and "Stuck? Ask" not in shown
+    assert course(["tutor", "setup", "--endpoint", "http://127.0.0.1:9/v1", "--model", "m"]) == 0
+    check_here(LAB)
+    assert "Stuck? Ask the course's tutor" in capsys.readouterr().out
+    assert course(["tutor", "off", LAB]) == 0
+    check_here(LAB)
+    assert "Stuck? Ask" not in capsys.readouterr().out
+
+
+def test_asked_from_a_lesson_the_tutor_is_given_the_lessons_text(learner, repo_root):
+    lesson = sorted((repo_root / "course").glob("m1-*/*.ipynb"))[0]
+    with RecordingEndpoint() as endpoint:
+        exchange = ask("what is this lesson about?", config=TutorConfig(endpoint.url, "tiny", source="t"), notebook=lesson)
+    context = endpoint.requests[0].body["messages"][1]["content"]
+    first_heading = next(line for line in json.loads(lesson.read_text())["cells"][0]["source"] if line.startswith("#"))
+    assert exchange.context.lab is None and f"Lesson {lesson.relative_to(repo_root)}" in context
+    assert first_heading.strip() in context

@@ -107,4 +107,18 @@ def check_here(lab_id: str | None = None, *, record: bool = True) -> int:
     passed = sum(c.passed for c in checks)
     if record and record_progress(lab_id, passed, len(checks)):
         print("(progress recorded)")
+    if passed < len(checks) and _tutor_on(lab_id):
+        print("Stuck? Ask the course's tutor about this check: `from coursekit.tutor import tutor; tutor()`")
     return passed
+
+
+def _tutor_on(lab_id: str) -> bool:
+    """A tutor is configured and not turned off for this lab (a broken configuration: say nothing here;
+    the tutor itself names the problem when asked)."""
+    from coursekit.tutor.config import TutorConfigError, load
+
+    try:
+        config = load()
+    except TutorConfigError:
+        return False
+    return config is not None and lab_id not in config.off_for
