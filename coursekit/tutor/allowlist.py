@@ -2,8 +2,8 @@
 `read_text` here, and nothing else in coursekit.tutor opens a course file.
 
 Allowed, and nothing else: notebooks (lessons in course/, released labs in labs/<lab>/, the learner's own
-in work/ or wherever the kernel's notebook is), released visible cases (`<lab>.checks.json` in
-labs/<lab>/ or beside the notebook), and the output of the learner's last check (coursekit.checks.last).
+in work/ or wherever the kernel's notebook is), released visible cases (`<lab>.checks.json`, which
+`autograder generate` writes into labs/<lab>/ and a lone lab carries beside its notebook), and the output of the learner's last check (coursekit.checks.last).
 Refused whatever its folder: anything under a
 folder named solutions, source, autograder, specs, release-private or .git; the grading secret
 (instructor-secret); hint_texts.yaml (a ladder's unrevealed rungs: the tutor sees only the rungs the
@@ -13,8 +13,6 @@ learner opened, from coursekit.hints in the kernel); and any notebook holding an
 from __future__ import annotations
 
 from pathlib import Path
-
-from coursekit.paths import course_root
 
 DENIED_FOLDERS = {"solutions", "source", "autograder", "specs", ".git"}
 DENIED_NAMES = {"instructor-secret", "hint_texts.yaml", "spec.py", "gradebook.db"}
@@ -41,8 +39,6 @@ def why_denied(path: Path) -> str | None:
             return None
         if not real.name.endswith(".checks.json"):
             return "the only JSON files read are released visible checks (<lab>.checks.json) and last checks"
-        if real.parent.parent != course_root() / "labs" and real.parent != Path.cwd().resolve():
-            return "visible checks are read from the course's labs/ folder or the notebook's own folder"
     return None
 
 
