@@ -1,4 +1,4 @@
-"""The `course` command for students: start, work, check, doctor, quiz, progress, site."""
+"""The `course` command for students: start, work, check, doctor, quiz, progress, site, tutor."""
 from __future__ import annotations
 
 import argparse
@@ -114,6 +114,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .site.cli import register as register_site
 
     register_site(sub)
+    from .tutor.cli import register as register_tutor
+
+    register_tutor(sub)
     return parser
 
 

@@ -17,6 +17,10 @@ from pathlib import Path
 from typing import Sequence
 
 TEXTS = Path(__file__).with_name("hint_texts.yaml")
+# What this kernel's learner has opened: prompt (its id, or its question) -> the question and the rungs
+# revealed so far, in order. The tutor reads this, never hint_texts.yaml, so it knows no rung the
+# learner has not seen (coursekit/tutor/allowlist.py).
+REVEALED: dict[str, list[str]] = {}
 
 
 def prompt_texts(prompt_id: str, namespace: dict) -> dict:
@@ -50,6 +54,7 @@ def hint_ladder(question: str, hints: Sequence[str] | None = None, answer: str |
     """
     import ipywidgets as widgets
 
+    key = question
     if hints is None and answer is None:
         caller = inspect.currentframe().f_back
         texts = prompt_texts(question, caller.f_globals)
@@ -70,6 +75,7 @@ def hint_ladder(question: str, hints: Sequence[str] | None = None, answer: str |
             return
         rungs[n].value, rungs[n].layout.display = texts[n], None
         shown["n"] = n + 1
+        REVEALED.setdefault(key, [f"Question: {question}"]).append(rungs[n].value)
         if shown["n"] == len(rungs):
             button.description, button.disabled = "All hints shown", True
         elif shown["n"] == len(hints):

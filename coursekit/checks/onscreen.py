@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ..kernel_runs import last_run
+from .last import remember
 from .selfcheck import LAB_CALL, check_namespace, lab_of, record_progress, render
 
 DEF = re.compile(r"^def (\w+)\(", flags=re.MULTILINE)
@@ -124,9 +125,25 @@ def check_here(lab_id: str | None = None, *, record: bool = True) -> int:
     if lab_id is None:
         raise ValueError("cannot tell which lab this is: name it, e.g. check_here('lab1-roofline')")
     checks = check_namespace(lab_id, shell.user_ns, _defined_in(_notebook_of_kernel(shell.user_ns)))
-    print(render(lab_id, checks, []))
+    report = render(lab_id, checks, [])
+    print(report)
+    remember(lab_id, report, "check_here()")
     print("Checked the code this kernel has run, as it is now (unsaved edits included once run).")
     passed = sum(c.passed for c in checks)
     if record and record_progress(lab_id, passed, len(checks)):
         print("(progress recorded)")
+    if passed < len(checks) and _tutor_on(lab_id):
+        print("Stuck? Ask the course's tutor about this check: `from coursekit.tutor import tutor; tutor()`")
     return passed
+
+
+def _tutor_on(lab_id: str) -> bool:
+    """A tutor is configured and not turned off for this lab (a broken configuration: say nothing here;
+    the tutor itself names the problem when asked)."""
+    from coursekit.tutor.config import TutorConfigError, load
+
+    try:
+        config = load()
+    except TutorConfigError:
+        return False
+    return config is not None and lab_id not in config.off_for

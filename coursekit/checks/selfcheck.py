@@ -212,7 +212,11 @@ def check_notebook(path: Path, every_cell: bool = False) -> int:
     path = Path(path).resolve()                       # running the cells changes the working folder
     stale = unsaved_work(path) if path.is_file() else None   # asked first: running the cells takes a while
     lab_id, checks, problems = run_check(path, every_cell)
-    print(render(lab_id, checks, problems))
+    report = render(lab_id, checks, problems)
+    print(report)
+    from .last import remember
+
+    remember(lab_id, report, f"course check {path.name}")
     print(saved_version(path))
     passed = sum(c.passed for c in checks)
     if stale:
