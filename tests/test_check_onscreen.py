@@ -88,3 +88,11 @@ def test_check_here_says_a_defined_function_has_not_run(tmp_path):
     shown = outputs_text(executed)
     assert "the cell that defines matmul_intensity has not run in this kernel" in shown, shown
     assert "define a function named" not in shown
+
+
+def test_every_lab_ends_with_a_check_cell_that_records_progress():
+    from conftest import ROOT
+
+    for lab in sorted((ROOT / "labs").glob("*/*.ipynb")):
+        code = [c for c in nbformat.read(lab, as_version=4).cells if c.cell_type == "code"]
+        assert "check_here()" in code[-1].source and "record=False" not in code[-1].source, lab
