@@ -82,11 +82,11 @@ def html_path(page: str) -> str:
 
 
 def draws_figures(page: str) -> bool:
-    """A lesson whose code calls plt.show() must show its figures (labs plot only once solved)."""
+    """A lesson whose code calls show_figure() must show its figures (labs plot only once solved)."""
     if not page.startswith("course/"):
         return False
     nb = nbformat.read(ROOT / page, as_version=4)
-    return any("plt.show()" in c.source for c in nb.cells if c.cell_type == "code")
+    return any("show_figure(" in c.source for c in nb.cells if c.cell_type == "code")
 
 
 READ_PAGE = """() => {
