@@ -172,3 +172,59 @@ def test_cached_notebooks_are_executed_again_when_the_library_or_a_bank_changes(
         (tmp_path / rel).write_text("changed\n")
         assert code_fingerprint(tmp_path) != before
         before = code_fingerprint(tmp_path)
+
+
+ZOOMED = {"width": 640, "height": 400}   # 1280x800 at 200% zoom: the CSS pixels a zoomed page lays out in
+IMG_ALTS = "() => [...document.querySelectorAll('main .cell_output img')].map(i => i.getAttribute('alt') || '')"
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_every_page_passes_axe_and_every_figure_has_alt_text(site_url, page):
+    """axe-core's WCAG 2.1 A/AA rules on every page of the built site: no serious or critical violation."""
+    from axe import axe_version, blocking, run_axe, summary
+    from test_figures import meaningful
+
+    problems, counted = [], {}
+    for rel in ["index.md", *PAGES]:
+        page.goto(urljoin(site_url, html_path(rel)))
+        found = blocking(run_axe(page))
+        for v in found:
+            counted[v["id"]] = counted.get(v["id"], 0) + len(v["nodes"])
+        if found:
+            problems.append(summary(found, f"{rel}: "))
+        bad = [alt[:60] for alt in page.evaluate(IMG_ALTS) if not meaningful(alt)]
+        if bad:
+            problems.append(f"{rel}: figures without a text alternative: {bad}")
+    print(f"axe-core {axe_version()} on {1 + len(PAGES)} pages: serious/critical by rule {counted or 'none'}")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_pages_reflow_at_200_percent_zoom(site_url, browser):
+    """At 200% zoom on a 1280x800 screen nothing needs scrolling sideways (WCAG 1.4.4, 1.4.10): the
+    text, the figures and the menu button to the module navigation all fit the width."""
+    context = browser.new_context(viewport=ZOOMED)
+    page = context.new_page()
+    try:
+        for rel in ["index.md", "course/m1-training-vs-inference/03-compute-or-bandwidth.ipynb", "docs/reading-list.md"]:
+            page.goto(urljoin(site_url, html_path(rel)))
+            seen = page.evaluate("""() => ({
+                width: window.innerWidth, scroll: document.documentElement.scrollWidth,
+                text: (document.querySelector('main') || document.body).innerText.length,
+                figures: [...document.querySelectorAll('main .cell_output img')].map(i => i.getBoundingClientRect().right),
+            })""")
+            assert seen["scroll"] <= seen["width"] + 1, (rel, seen)
+            assert seen["text"] > 200 and all(right <= seen["width"] + 1 for right in seen["figures"]), (rel, seen)
+            assert page.locator("button.primary-toggle:visible").count(), f"{rel}: no menu button at 200% zoom"
+    finally:
+        context.close()
+
+
+def test_site_config_turns_on_mathjax_assistive_output():
+    from coursekit.site.build import CONF_PY, SEARCH_BUTTON
+
+    conf = CONF_PY.format(title="t")
+    assert '"enableAssistiveMml": True' in conf
+    assert "aria-label" not in SEARCH_BUTTON and "Search" in SEARCH_BUTTON
