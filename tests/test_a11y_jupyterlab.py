@@ -1,5 +1,6 @@
 """A lesson in real JupyterLab, as a keyboard and screen-reader user meets it: axe-core finds no serious
-or critical WCAG 2.1 A/AA violation in the course's own content (outputs, quiz, figures), every figure's
+or critical WCAG 2.1 A/AA violation in the course's own content (outputs, quiz, figures; light and dark
+theme), every figure's
 <img> carries its text alternative, and the lesson quiz and a module test are completed item by item
 with the keyboard alone (Tab, Space, typing, Enter), in the order the questions are asked."""
 from __future__ import annotations
@@ -11,6 +12,7 @@ import pytest
 from axe import blocking, run_axe, summary
 from coursekit.quiz import load_all_banks
 from jupyterlab_ui import open_notebook, run_all_cells
+from test_quiz_browser import set_theme
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -40,10 +42,11 @@ def answers(questions) -> list:
     return [q.correct_response() for q in questions]
 
 
-def keyboard_walk(page, questions, *, finish: str, check_each: bool) -> list[dict]:
+def keyboard_walk(page, questions, *, finish: str, check_each: bool, press_finish: bool) -> list[dict]:
     """From the first control of the first question, Tab through the quiz answering each question right
     (Space on a radio or checkbox, typing into a number box) and pressing Enter on its Check button;
-    stop after pressing Enter on `finish`. Returns every element focused, in order."""
+    stop on reaching the button `finish` (pressing Enter on it if `press_finish`). Returns every element
+    focused, in order."""
     seen, right = [], answers(questions)
     for _ in range(400):
         now = page.evaluate(FOCUSED)
@@ -60,7 +63,8 @@ def keyboard_walk(page, questions, *, finish: str, check_each: bool) -> list[dic
         elif now["tag"] == "INPUT":
             page.keyboard.type(repr(float(right[n])))
         elif now["tag"] == "BUTTON" and now["label"] == finish:
-            page.keyboard.press("Enter")
+            if press_finish:
+                page.keyboard.press("Enter")
             return seen
         elif now["tag"] == "BUTTON" and check_each and now["label"].startswith("Check answer"):
             page.keyboard.press("Enter")
@@ -115,12 +119,20 @@ def test_lesson_in_jupyterlab_audited_and_its_quiz_done_by_keyboard(lab_server, 
         assert items.nth(n - 1).get_by_role("button", name=f"Check answer {n}").count() == 1
 
     items.first.locator("input").first.focus()      # where a keyboard user arrives by Tab
-    seen = keyboard_walk(page, questions, finish="New attempt", check_each=True)
+    seen = keyboard_walk(page, questions, finish="New attempt", check_each=True, press_finish=False)
     check_order(seen, len(questions))
     n = len(questions)
     assert f"Score: {n} / {n} right on the first try ({n} of {n} answered)" in page.locator(".course-quiz-score").first.inner_text()
     page.screenshot(path=str(artifacts_dir / "a11y-lesson-quiz-keyboard.png"))
-    audit_content(page, f"{LESSON} after answering by keyboard (feedback shown)")
+    audit_content(page, f"{LESSON} after answering by keyboard (feedback shown), light theme")
+    light = page.evaluate("document.body.dataset.jpThemeLight")
+    set_theme(page, "JupyterLab Dark", light=False)
+    try:
+        audit_content(page, f"{LESSON} with feedback shown, dark theme")     # colour contrast included
+        page.screenshot(path=str(artifacts_dir / "a11y-lesson-quiz-dark.png"))
+    finally:
+        if light != "false":   # the theme is a user setting of the shared server: put it back
+            set_theme(page, "JupyterLab Light", light=True)
 
 
 def test_module_test_done_by_keyboard(lab_server, page, monkeypatch):
@@ -141,7 +153,7 @@ def test_module_test_done_by_keyboard(lab_server, page, monkeypatch):
     page.locator(QUIZ_ITEMS).first.wait_for()
     audit_content(page, f"{MODULE_TEST} in JupyterLab")
     page.locator(QUIZ_ITEMS).first.locator("input").first.focus()
-    seen = keyboard_walk(page, test.questions, finish="Submit test", check_each=False)
+    seen = keyboard_walk(page, test.questions, finish="Submit test", check_each=False, press_finish=True)
     check_order(seen, len(test.questions))
     page.locator(".course-module-test [role=alert] .course-quiz-score").wait_for(timeout=30_000)
     n = len(test.questions)

@@ -181,7 +181,8 @@ IMG_ALTS = "() => [...document.querySelectorAll('main .cell_output img')].map(i 
 @pytest.mark.slow
 @pytest.mark.browser
 def test_every_page_passes_axe_and_every_figure_has_alt_text(site_url, page):
-    """axe-core's WCAG 2.1 A/AA rules on every page of the built site: no serious or critical violation."""
+    """axe-core's WCAG 2.1 A/AA rules on every page of the built site: no serious or critical violation;
+    every figure has its text alternative and every table its header cells."""
     from axe import axe_version, blocking, run_axe, summary
     from test_figures import meaningful
 
@@ -193,6 +194,9 @@ def test_every_page_passes_axe_and_every_figure_has_alt_text(site_url, page):
             counted[v["id"]] = counted.get(v["id"], 0) + len(v["nodes"])
         if found:
             problems.append(summary(found, f"{rel}: "))
+        headless = page.evaluate("() => [...document.querySelectorAll('main table')].filter(t => !t.querySelector('th')).length")
+        if headless:
+            problems.append(f"{rel}: {headless} data table(s) without header cells")
         bad = [alt[:60] for alt in page.evaluate(IMG_ALTS) if not meaningful(alt)]
         if bad:
             problems.append(f"{rel}: figures without a text alternative: {bad}")
