@@ -53,7 +53,7 @@ install_browser() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium chromium-driver >/dev/null
 }
 
-# axe-core (the accessibility checker the browser tests inject into Chromium), pinned by
+# axe-core (the accessibility checker the browser tests inject into Chromium) and MathJax, pinned by
 # tests/a11y/package-lock.json and installed from npm into tests/a11y/node_modules (never a CDN).
 install_axe() {
   local dir="$here/tests/a11y" want
@@ -66,7 +66,7 @@ install_axe() {
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq nodejs npm >/dev/null
   fi
-  echo "==> installing axe-core from npm into tests/a11y (pinned by its package-lock.json)"
+  echo "==> installing axe-core and MathJax from npm into tests/a11y (pinned by its package-lock.json)"
   (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) || die "npm ci in tests/a11y failed"
   echo "$want" >"$dir/node_modules/.course-lock"
 }

@@ -232,3 +232,31 @@ def test_site_config_turns_on_mathjax_assistive_output():
     conf = CONF_PY.format(title="t")
     assert '"enableAssistiveMml": True' in conf
     assert "aria-label" not in SEARCH_BUTTON and "Search" in SEARCH_BUTTON
+
+
+MATHJAX_CDN = "https://cdn.jsdelivr.net/npm/mathjax@3/"
+MATHJAX_LOCAL = ROOT / "tests" / "a11y" / "node_modules" / "mathjax"
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_formulas_reach_screen_readers_as_mathml(site_url, page):
+    """The site loads MathJax from its CDN; here the same major version comes from npm (tests/a11y), so the
+    test sees what a reader's browser renders: every formula gets MathJax's assistive MathML, and the
+    page with it still passes axe."""
+    from axe import blocking, run_axe, summary
+
+    def from_npm(route):
+        local = MATHJAX_LOCAL / route.request.url[len(MATHJAX_CDN):].split("?")[0]
+        route.fulfill(path=str(local)) if local.is_file() else route.fulfill(status=404)
+
+    page.route(MATHJAX_CDN + "**", from_npm)
+    page.goto(urljoin(site_url, "course/m5-co-design/01-inference-aware-scaling.html"))
+    formulas = page.locator("main .math").count()
+    assert formulas > 0
+    page.wait_for_function(f"() => document.querySelectorAll('main mjx-container').length >= {formulas}", timeout=60_000)
+    mathml = page.evaluate("() => [...document.querySelectorAll('main mjx-container')].map(c => "
+                           "(c.querySelector('mjx-assistive-mml math') || {}).outerHTML || '')")
+    assert len(mathml) >= formulas and all(re.search(r"<m[ion]\b", m) for m in mathml), mathml[:3]
+    found = blocking(run_axe(page))
+    assert not found, summary(found)
