@@ -16,7 +16,8 @@ from test_quiz_browser import set_theme
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-LESSON = "course/m1-training-vs-inference/01-what-each-does.ipynb"
+# Not lesson 1: tests/test_quiz_browser.py answers its quiz on the same server (one progress store).
+LESSON, BANK = "course/m1-training-vs-inference/02-memory-per-parameter.ipynb", "m1-l2"
 MODULE_TEST = "course/m1-training-vs-inference/module-test.ipynb"
 QUIZ_ITEMS = ".course-quiz .course-quiz-item:visible"
 # The course's content inside JupyterLab: cell outputs and rendered markdown (JupyterLab's own UI is
@@ -29,7 +30,8 @@ FOCUSED = """() => {
   const items = [...document.querySelectorAll('.course-quiz-item')].filter(e => e.offsetParent !== null);
   const label = el.labels && el.labels.length ? el.labels[0].innerText : el.innerText;
   return {tag: el.tagName, type: el.type || '', label: (label || '').trim(), item: item ? items.indexOf(item) : -1,
-          checked: !!el.checked, inQuiz: !!el.closest('.course-quiz')};
+          checked: !!el.checked, inQuiz: !!el.closest('.course-quiz'),
+          ring: getComputedStyle(el).outlineStyle !== 'none' || getComputedStyle(el).boxShadow !== 'none'};
 }"""
 
 
@@ -52,6 +54,7 @@ def keyboard_walk(page, questions, *, finish: str, check_each: bool, press_finis
         now = page.evaluate(FOCUSED)
         seen.append(now)
         assert now["inQuiz"], f"focus left the quiz at {now} after {seen[-5:]}"
+        assert now["ring"], f"no visible focus indicator on {now}"          # WCAG 2.4.7
         n, q = now["item"], questions[now["item"]] if now["item"] >= 0 else None
         if now["tag"] == "INPUT" and now["type"] in ("radio", "checkbox"):
             letter = now["label"].split(".", 1)[0]
@@ -113,7 +116,7 @@ def test_lesson_in_jupyterlab_audited_and_its_quiz_done_by_keyboard(lab_server, 
 
     monkeypatch.setenv("COURSE_PROGRESS_DIR", str(lab_server.progress_dir))
     banks = load_all_banks()
-    questions = LessonQuiz(banks["m1-l1"], banks, seed=None).questions
+    questions = LessonQuiz(banks[BANK], banks, seed=None).questions
     for n, q in enumerate(questions, 1):
         accessible_names(page, items.nth(n - 1), q, n)
         assert items.nth(n - 1).get_by_role("button", name=f"Check answer {n}").count() == 1
