@@ -162,3 +162,36 @@ def test_module_test_done_by_keyboard(lab_server, page, monkeypatch):
     n = len(test.questions)
     assert f"Score: {n} / {n} (100%): passed" in page.locator(".course-module-test").inner_text()
     audit_content(page, f"{MODULE_TEST} after submitting (feedback on every item)")
+
+
+def test_a_saved_figure_reopens_with_its_text_alternative(lab_server, page):
+    """A notebook saved with its figures and opened again is untrusted: JupyterLab sanitizes its HTML.
+    The figure must still show, with its alt text and its 'Figure as text' description."""
+    import uuid
+
+    import matplotlib
+    import nbformat
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from coursekit.figures import figure_output
+
+    fig, ax = plt.subplots()
+    ax.plot([1, 2, 4], [3, 5, 9], label="tokens")
+    out = figure_output(fig, "A saved figure")
+    plt.close(fig)
+    data, metadata = out.bundle()
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.cells = [nbformat.v4.new_code_cell("show_figure(fig, 'A saved figure')", outputs=[
+        nbformat.v4.new_output("display_data", data=data, metadata=metadata)])]
+    name = f"saved-figure-{uuid.uuid4().hex[:8]}.ipynb"
+    nbformat.write(nb, lab_server.root / name)
+    open_notebook(page, lab_server, name)
+    image = page.locator(".jp-OutputArea img").first
+    image.wait_for()
+    page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=image.element_handle())
+    assert image.get_attribute("alt") == out.alt
+    details = page.locator(".jp-OutputArea details").first     # closed until opened: read its text
+    assert details.locator("summary").inner_text() == "Figure as text" and out.alt in details.text_content()
