@@ -45,7 +45,7 @@ def _label(artist) -> str:
 
 def _axis(ax, which: str) -> str:
     axis = ax.xaxis if which == "x" else ax.yaxis
-    label = axis.get_label().get_text() or f"unlabelled {which} axis"
+    label = axis.get_label().get_text() or "not labelled"
     scale = ax.get_xscale() if which == "x" else ax.get_yscale()
     return f"{label}{' (log scale)' if scale == 'log' and 'log' not in label else ''}"
 

@@ -107,7 +107,7 @@ def test_the_description_reads_out_what_is_plotted():
     b.set(xlabel="batch", ylabel="seconds")
     fig.suptitle("Two panels")
     text = describe_figure(fig)
-    assert text.startswith("Two panels. Panel 1 of 2: Weights. x axis: unlabelled x axis; y axis: GB.")
+    assert text.startswith("Two panels. Panel 1 of 2: Weights. x axis: not labelled; y axis: GB.")
     assert "GB of weights, 2 bars: BF16: 140; INT8: 70." in text
     assert "horizontal line at GB = 80 (one H100)" in text
     assert "Panel 2 of 2:" in text and "x axis: batch (log scale); y axis: seconds (log scale)" in text
