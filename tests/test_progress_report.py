@@ -61,3 +61,9 @@ def test_links_lead_to_the_learners_copy_from_the_start_page(store, tmp_path):
     copy.parent.mkdir(parents=True)
     shutil.copy(root / "labs" / "lab1-roofline" / "lab1-roofline.ipynb", copy)
     assert "href='../work/lab1-roofline/lab1-roofline.ipynb'" in report_html(course_report(root))
+
+
+def test_the_table_has_column_headers_and_a_header_per_module(store):
+    html = report_html(course_report())
+    assert "<thead><tr><th scope='col'>State</th><th scope='col'>Lesson, lab or test</th><th scope='col'>Result</th>" in html
+    assert html.count("scope='rowgroup'") == html.count("<tbody>") == 5
