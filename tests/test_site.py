@@ -260,3 +260,26 @@ def test_formulas_reach_screen_readers_as_mathml(site_url, page):
     assert len(mathml) >= formulas and all(re.search(r"<m[ion]\b", m) for m in mathml), mathml[:3]
     found = blocking(run_axe(page))
     assert not found, summary(found)
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_dark_mode_pages_pass_axe(site_url, browser):
+    """The theme follows the reader's dark-mode setting: a representative set of pages (start page, a
+    lesson, a lab, a module test, an errata page), audited again in dark mode (contrast included)."""
+    from axe import blocking, run_axe, summary
+
+    context = browser.new_context(color_scheme="dark")
+    page = context.new_page()
+    problems = []
+    try:
+        for rel in ["index.md", "course/m1-training-vs-inference/01-what-each-does.ipynb", "labs/lab1-roofline/lab1-roofline.ipynb",
+                    "course/m4-economics/module-test.ipynb", "docs/errata/m4.md"]:
+            page.goto(urljoin(site_url, html_path(rel)))
+            assert page.evaluate("document.documentElement.dataset.theme") == "dark", rel
+            found = blocking(run_axe(page))
+            if found:
+                problems.append(summary(found, f"{rel} (dark): "))
+    finally:
+        context.close()
+    assert not problems, "\n".join(problems)
