@@ -30,7 +30,7 @@ def number(v) -> str:
     if v == 0:
         return "0"
     exp = math.floor(math.log10(abs(v)))
-    if -3 <= exp < 7:
+    if -3 <= exp < 10:                # up to billions in full: a screen reader says "3 billion"
         digits = max(0, 2 - exp)
         text = f"{round(v, digits):,.{digits}f}"
         return text.rstrip("0").rstrip(".") if "." in text else text

@@ -122,7 +122,7 @@ def test_the_description_reads_out_what_is_plotted():
 
 
 @pytest.mark.parametrize("value, text", [(1234.6, "1,235"), (0.0123, "0.0123"), (5.76e23, "5.76 times 10 to the 23"),
-                                         (80, "80"), (0, "0"), (-2.5, "-2.5"), (1e-5, "1 times 10 to the -5")])
+                                         (80, "80"), (0, "0"), (-2.5, "-2.5"), (1e-5, "1 times 10 to the -5"), (3.64e9, "3,640,000,000"), (2.5e10, "2.5 times 10 to the 10")])
 def test_numbers_read_well(value, text):
     assert number(value) == text
 
