@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import tempfile
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from nbformat.v4 import new_markdown_cell, new_output
 
 from coursekit.nbcells import nbgrader_meta
 
+from . import submitted as submitted_files
 from .course import Course
 
 
@@ -50,13 +50,15 @@ def _status_cell(result: dict):
     return cell
 
 
-def _readable(submitted: Path):
-    """The submission as nbformat reads it, or None when it cannot be shown safely: a link, bytes that
-    do not parse, or text no file can store (a lone surrogate)."""
+def _readable(course: Course, path: Path):
+    """The submission as nbformat reads it, or None when it cannot be shown safely: a link or anything
+    but a regular file (never read, autograder/submitted.py), bytes that do not parse, or text no file
+    can store (a lone surrogate)."""
     try:
-        if submitted.is_symlink():
+        raw = submitted_files.read(path, course.submitted)
+        if len(raw) > submitted_files.MAX_NOTEBOOK_BYTES:
             return None
-        nb = nbformat.read(submitted, as_version=4)
+        nb = nbformat.reads(raw.decode("utf-8"), as_version=4)
         nbformat.writes(nb).encode("utf-8")
         return nb
     except Exception:                         # noqa: BLE001 - RecursionError, UnicodeEncodeError, bad JSON...
@@ -67,7 +69,7 @@ def build(course: Course, lab_id: str, notebook_name: str, submitted: Path, resu
     """The autograded notebook for `result` (a SubmissionResult.to_json() dict)."""
     release = course.labs / lab_id / notebook_name
     released = nbformat.read(release, as_version=4)
-    nb = _readable(submitted) or released      # unreadable submission: show the verdicts on the release
+    nb = _readable(course, submitted) or released      # unreadable submission: show the verdicts on the release
     locked = {_grade_id(c): c.source for c in released.cells if _grade_id(c)}
     tasks = {t["grade_id"]: t for t in result["tasks"]}
     seen, ids = set(), set()
@@ -128,8 +130,9 @@ def write(course: Course, lab_id: str, notebook_name: str, submitted: Path, resu
         raise
     # as nbgrader's autograde does: feedback carries these, and `nbgrader release_feedback` needs them
     for sidecar in ("timestamp.txt", "submission_secret.txt"):
-        if (submitted.parent / sidecar).is_file():
-            shutil.copyfile(submitted.parent / sidecar, target.parent / sidecar)
+        text = submitted_files.read_text(submitted.parent / sidecar, course.submitted)   # small regular files only
+        if text is not None:
+            (target.parent / sidecar).write_text(text)
     return target
 
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Callable
 
+from . import submitted
 from .course import SAFE_ID, Course
 
 CANVAS = re.compile(r"^(?P<key>[A-Za-z0-9_]+?)(?P<late>_late|_LATE)?_(?P<uid>\d+)_(?P<sub>\d+)_(?P<file>.+)$")
@@ -145,8 +146,11 @@ def _nothing(n: int) -> bytes:
 
 def _file_reader(path: Path) -> Callable[[int], bytes]:
     def read(n: int) -> bytes:
-        with open(path, "rb") as handle:
-            return handle.read(n)
+        # checked by lstat when listed; opened so that a pipe or link swapped in since is never read
+        try:
+            return submitted.read(path, path.parent, n - 1)
+        except submitted.Refused as refusal:
+            raise OSError(str(refusal).removeprefix("refused: ")) from None
     return read
 
 
@@ -235,6 +239,10 @@ def collect(course: Course, source: Path, lab_id: str, *, roster_path: Path | No
                     report.refused.append((entry.name, f"duplicate: {len(items)} files map to student {sid} ({names})"))
                 continue
             entry, uid = items[0]
+            problem = _target_problem(course, sid, lab_id, spec.notebook)
+            if problem:
+                report.refused.append((entry.name, f"not collected: {problem}"))
+                continue
             try:
                 data = entry.read(max_bytes + 1)
             except (OSError, RuntimeError, zipfile.BadZipFile, EOFError) as error:   # encrypted, corrupt
@@ -264,14 +272,39 @@ def collect(course: Course, source: Path, lab_id: str, *, roster_path: Path | No
     return report
 
 
-def _write(course: Course, student: str, lab_id: str, notebook: str, data: bytes, mtime: float) -> str:
-    folder = course.submitted / student / lab_id
-    folder.mkdir(parents=True, exist_ok=True)
+def _target_problem(course: Course, student: str, lab_id: str, notebook: str) -> str | None:
+    """Why submitted/<student>/<lab>/ cannot take the file: a link or a non-folder on the way (writing
+    through it would write elsewhere), or a folder where the notebook goes. A pipe, device or link in
+    the notebook's (or timestamp's) place is simply replaced by the new file."""
+    step = course.submitted
+    for part in (student, lab_id):
+        step = step / part
+        try:
+            mode = os.lstat(step).st_mode
+        except FileNotFoundError:
+            return None
+        if not stat.S_ISDIR(mode):
+            return f"{step.relative_to(course.root)} is not a plain folder (a link or a file): remove it first"
+    for name in (notebook, "timestamp.txt"):
+        if os.path.isdir(step / name) and not os.path.islink(step / name):
+            return f"{(step / name).relative_to(course.root)} is a folder: remove it first"
+    return None
+
+
+def _replace(folder: Path, name: str, data: bytes) -> None:
+    """Write `folder`/`name` whole (temp file, then rename): a link or pipe there is replaced, never
+    written through or opened."""
     fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
     with os.fdopen(fd, "wb") as handle:
         handle.write(data)
-    os.replace(tmp, folder / notebook)
+    os.replace(tmp, folder / name)
+
+
+def _write(course: Course, student: str, lab_id: str, notebook: str, data: bytes, mtime: float) -> str:
+    folder = course.submitted / student / lab_id
+    folder.mkdir(parents=True, exist_ok=True)
+    _replace(folder, notebook, data)
     # nbgrader's timestamp format: late penalties and the gradebook read it
     stamp = dt.datetime.fromtimestamp(mtime or 0, dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
-    (folder / "timestamp.txt").write_text(stamp + "\n")
+    _replace(folder, "timestamp.txt", (stamp + "\n").encode())
     return stamp

@@ -34,6 +34,7 @@ from dataclasses import astuple, replace
 from importlib import metadata
 from pathlib import Path
 
+from . import submitted
 from .engine import GraderError, GradingPool, Limits, SubmissionResult
 from .sandbox import default_hidden
 from .scratch import private_folder
@@ -250,7 +251,7 @@ class DaskPool:
         key = (spec.origin, spec.lab_id)
         if key not in self._bundles:
             self._bundles[key] = _bundle(spec)      # small: inlined in each task, so no worker's loss loses it
-        payload = {"notebook": Path(notebook).read_bytes(), "student_id": student_id, "secret": secret,
+        payload = {"notebook": submitted.read(Path(notebook), Path(notebook).parent), "student_id": student_id, "secret": secret,
                    "bundle": self._bundles[key], "limits": self.limits, "hide": self._hidden(Path(notebook), spec),
                    "fingerprint": self.mine}
         task = self.client.submit(grade_on_worker, payload, key=f"grade-{spec.lab_id}-{student_id}-{uuid.uuid4().hex[:8]}",

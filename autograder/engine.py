@@ -34,11 +34,11 @@ from autograder.reference import reference_output
 from autograder.scratch import private_folder
 from autograder.sandbox import allowed_paths, default_hidden, kill_uid, needed_paths
 from autograder.spec import REPO_ROOT, Case, LabSpec, Task
+from autograder.submitted import MAX_NOTEBOOK_BYTES   # one limit for every reader of submitted/
 from autograder.thin import thin
 from coursekit.nbcells import is_test_cell, nbgrader_meta
 from coursekit.paths import course_root
 
-MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024
 # Signals a process dies from when memory runs out: the kernel's OOM killer, C code that aborts on a
 # failed allocation or writes through the NULL it got back, a stack that cannot grow.
 MEMORY_SIGNALS = {6: "SIGABRT", 7: "SIGBUS", 9: "SIGKILL", 11: "SIGSEGV"}
@@ -61,6 +61,15 @@ class Limits:
     isolate: bool = True          # False: no namespaces or uid drop (only to test the degraded mode)
     allowlist: bool = True        # False: the child sees the host minus the hidden paths (the fallback)
     scratch_mb: int = 256         # total a submission may write (its /tmp, /var/tmp and /dev/shm)
+    analysis_s: float = 30        # the trusted side's own work on one notebook (thinning, IPython
+                                  # transformation, static scan); past it the submission fails
+
+
+# The trusted side's size limits on what it analyses (the largest solution notebook has 27 code cells,
+# 20,000 characters and under 600 lines of code): a notebook past them fails before any analysis.
+MAX_CELLS = 5_000
+MAX_CODE_CHARS = 1_000_000
+MAX_CODE_LINES = 20_000
 
 
 @dataclass
@@ -163,6 +172,8 @@ def notebook_cells(data: Any, spec: LabSpec) -> list[tuple[int, str]]:
     missing = [task.grade_id for task in spec.tasks if task.grade_id not in seen]
     if missing:
         raise _Failed(f"missing graded cells: {', '.join(missing)} (deleted, or its nbgrader metadata removed)")
+    if len(data["cells"]) > MAX_CELLS:
+        raise _Failed(f"too large to grade: {len(data['cells']):,} cells (limit {MAX_CELLS:,})")
     task_ids = {task.grade_id for task in spec.tasks}
     cells = []
     for index, cell in enumerate(data["cells"]):
@@ -176,7 +187,26 @@ def notebook_cells(data: Any, spec: LabSpec) -> list[tuple[int, str]]:
         if not isinstance(source, str):
             raise _Failed(f"cell {index}: source is neither text nor a list of lines")
         cells.append((index, source))
+    chars, lines = sum(len(source) for _, source in cells), sum(source.count("\n") + 1 for _, source in cells)
+    if chars > MAX_CODE_CHARS or lines > MAX_CODE_LINES:
+        raise _Failed(f"too large to grade: {chars:,} characters in {lines:,} lines of code (limits "
+                      f"{MAX_CODE_CHARS:,} and {MAX_CODE_LINES:,}); the grader analyses no more")
     return thin(cells, spec.solution_path(), {task.function for task in spec.tasks})
+
+
+def _analysed(cells: list[tuple[int, str]], deadline: float, limit: float) -> list[str]:
+    """Each kept cell as the Python IPython runs, checking the trusted side's time budget between cells."""
+    sources = []
+    for _, source in cells:
+        _in_time(deadline, limit)
+        sources.append(_python(source))
+    return sources
+
+
+def _in_time(deadline: float, limit: float) -> None:
+    if time.monotonic() > deadline:
+        raise _Failed(f"too slow to analyse: the grader's own work on this notebook (thinning, IPython "
+                      f"transformation, static scan) took more than {limit:g} s")
 
 
 def _python(source: str) -> str:
@@ -449,11 +479,14 @@ class GradingPool:
         result = SubmissionResult(student_id, spec.lab_id, "failed", None,
                                   max_score=float(spec.total_points))
         try:
+            deadline = start + self.limits.analysis_s
             cells = read_cells(notebook, spec)
+            _in_time(deadline, self.limits.analysis_s)
             # hidden cases are this student's and this attempt's own: changed code draws new ones
             attempt = hashlib.sha256(json.dumps(cells).encode()).hexdigest()
             prepared = self._cases(spec, secret, f"{student_id}\0{attempt}")
-            static = scan_source([_python(source) for _, source in cells])
+            static = scan_source(_analysed(cells, deadline, self.limits.analysis_s))
+            _in_time(deadline, self.limits.analysis_s)
             report, reply = self._run(notebook, spec, cells, prepared)
             reason = _failure_reason(reply, self.limits)
             flags = set(static)

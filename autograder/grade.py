@@ -15,18 +15,17 @@ from concurrent.futures import as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import autograded
+from . import autograded, submitted
 from .course import Course, Submission
 from .gradebook import GradebookWriter
 from .spec import REPO_ROOT, LabSpec
 from .store import Row, Store
 
 
-def submission_hash(path: Path) -> str:
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except FileNotFoundError:
-        return "missing"
+def submission_hash(course: Course, sub: Submission) -> str:
+    """The results key of the submission as it is now (submitted.digest: never blocks, never follows a
+    link; a refused or missing notebook gets a stable marker instead of a hash)."""
+    return submitted.digest(sub.notebook, course.submitted)
 
 
 def context_digest(secret: bytes, paths) -> str:
@@ -44,19 +43,18 @@ def grader_context(spec: LabSpec, secret: bytes) -> str:
     return context_digest(secret, (spec.origin, spec.solution_path()))
 
 
-def refused_link(course: Course, spec: LabSpec, sub: Submission) -> str | None:
-    """Why a submission is refused for being a link, or None. Submissions arrive by copy, rsync or tar
-    too, not only through `collect`: a symbolic link anywhere under submitted/, or a hard link to an
-    instructor file, would hand the solution to the grader as the student's work."""
-    path = course.submitted
-    for part in sub.notebook.relative_to(course.submitted).parts:
-        path = path / part
-        if path.is_symlink():
-            return f"refused: {path.relative_to(course.root)} is a symbolic link (submit the file itself)"
+def refused(course: Course, spec: LabSpec, sub: Submission) -> str | None:
+    """Why a submission is refused before anything reads it, or None. Submissions arrive by copy, rsync
+    or tar too, not only through `collect`: a symbolic link anywhere under submitted/, a named pipe, a
+    device or a folder in the notebook's place, or a hard link to an instructor file (which would hand
+    the solution to the grader as the student's work)."""
     try:
-        info = sub.notebook.lstat()
+        submitted.check(sub.notebook, course.submitted)
+    except submitted.Refused as refusal:
+        return str(refusal)
     except OSError:
         return None                                   # missing: reported as such
+    info = sub.notebook.lstat()
     if info.st_nlink > 1 and (info.st_dev, info.st_ino) in _instructor_inodes(course, spec):
         return (f"refused: submitted/{sub.student_id}/{spec.lab_id}/{sub.notebook.name} is a hard link to an "
                 "instructor file")
@@ -144,7 +142,7 @@ def grade_lab(course: Course, lab_id: str, *, secret: bytes, workers: int | None
     with Store(course.results_db) as store, GradebookWriter(course, spec) as gradebook:
         todo = []
         for sub in submissions:
-            digest = submission_hash(sub.notebook)
+            digest = submission_hash(course, sub)
             row = store.get(lab_id, sub.student_id, digest)
             stale = row is None or row.context != context or regrade or (retry_failed and row.status == "failed")
             if stale:
@@ -164,10 +162,10 @@ def grade_lab(course: Course, lab_id: str, *, secret: bytes, workers: int | None
         with pool:
             futures = {}
             for sub, digest in todo:
-                refused = refused_link(course, spec, sub)
-                if refused:
+                refusal = refused(course, spec, sub)
+                if refusal:
                     _finish(course, spec, store, gradebook, report, sub, digest, context,
-                            failed_result(sub, spec, refused))
+                            failed_result(sub, spec, refusal))
                     bar.update(sub.student_id)
                     continue
                 if not sub.notebook.exists():
@@ -207,7 +205,7 @@ def _publish(course: Course, spec: LabSpec, gradebook: GradebookWriter, report: 
             autograded.write(course, spec.lab_id, spec.notebook, sub.notebook, result, stamp)
             # feedback made from the old notebook is wrong now; `autograder feedback` makes it again
             shutil.rmtree(course.feedback / sub.student_id / spec.lab_id, ignore_errors=True)
-        submitted_at = _mtime(sub.notebook)
+        submitted_at = _mtime(course, sub.notebook)
         if not gradebook.matches(result, submitted_at):
             gradebook.record(result, submitted_at)
     except Exception as error:                  # noqa: BLE001 - one submission never stops the batch
@@ -225,17 +223,20 @@ def _finish(course, spec, store: Store, gradebook: GradebookWriter, report: Batc
     report.graded.append(row)
 
 
-def _mtime(path: Path) -> float | None:
-    timestamp = path.parent / "timestamp.txt"
-    try:
-        from dateutil.parser import parse
+def _mtime(course: Course, path: Path) -> float | None:
+    """The submission time: its timestamp.txt (read only if it is a small regular file), else the
+    notebook's own date (without following a link)."""
+    text = submitted.read_text(path.parent / "timestamp.txt", course.submitted)
+    if text is not None:
+        try:
+            from dateutil.parser import parse
 
-        return parse(timestamp.read_text().strip()).timestamp()
-    except Exception:
-        pass
+            return parse(text.strip()).timestamp()
+        except Exception:               # noqa: BLE001 - an unparsable date falls back to the file's
+            pass
     try:
-        return path.stat().st_mtime
-    except FileNotFoundError:
+        return path.lstat().st_mtime
+    except OSError:
         return None
 
 

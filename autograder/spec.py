@@ -76,6 +76,9 @@ class LabSpec:
                                                              # grading workers can load the same spec
     gpu: bool = False            # `grade --cluster`: send submissions only to Dask workers declaring
                                  # a GPU resource (`dask worker --resources GPU=1`)
+    data: tuple[str, ...] = ()   # files students get beside the notebook, relative to the solution's
+                                 # folder ("prices.csv", "data/trace.json"): `generate` releases these
+                                 # and the notebook, nothing else (not spec.py, not scratch files)
 
     def solution_path(self) -> Path:
         if self.solution is None:

@@ -22,7 +22,7 @@ def current(course: Course, store: Store, lab_id: str) -> list[Entry]:
     """One entry per submitted student; a resubmitted notebook is pending until graded again."""
     entries = []
     for sub in course.submissions(lab_id):
-        digest = submission_hash(sub.notebook)
+        digest = submission_hash(course, sub)
         row = store.get(lab_id, sub.student_id, digest)
         graded_by = (store.grader(lab_id, sub.student_id, digest) or "local") if row else ""
         entries.append(Entry(lab_id, sub.student_id, row.status if row else "pending", row, graded_by))

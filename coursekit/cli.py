@@ -1,4 +1,4 @@
-"""The `course` command for students: start, work, check, doctor, quiz, progress, site."""
+"""The `course` command for students: start, work, check, doctor, quiz, progress, site, tutor."""
 from __future__ import annotations
 
 import argparse
@@ -27,10 +27,21 @@ def start(args: argparse.Namespace) -> int:
     from .terminal import jupyter_args, terminal_env
     from .work import make_work_copies
 
-    made = [c for c in make_work_copies(root) if c.made]
+    copies = make_work_copies(root)
+    made = [c for c in copies if c.made]
     if made:
         print(f"Made your own copies of {len(made)} lab(s) in work/ (course updates never touch them).")
+    for c in copies:
+        if c.release_changed:
+            print(f"The released {c.lab_id} has changed since your copy in work/ was made: compare it with "
+                  f"labs/{c.lab_id}/{c.lab_id}.ipynb.")
 
+    # a closed tab leaves its kernel running (ten held 2 GB): shut down kernels that no tab is connected
+    # to after half an hour idle; an open tab's kernel stays however long it idles
+    culling = ["--MappingKernelManager.cull_idle_timeout=1800", "--MappingKernelManager.cull_interval=60",
+               "--MappingKernelManager.cull_connected=False"]
+    given = {a.split("=")[0] for a in args.jupyter_args}   # an option given twice is refused: the learner's wins
+    command += [c for c in culling if c.split("=")[0] not in given]
     command += jupyter_args() + args.jupyter_args  # terminals find `course` and `autograder`
     # saved quizzes reopen as "run this cell" instead of "model not found" (coursekit/saving.py)
     command.append(f"--ContentsManager.pre_save_hook={pre_save_hook.__module__}.{pre_save_hook.__name__}")
@@ -103,6 +114,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .site.cli import register as register_site
 
     register_site(sub)
+    from .tutor.cli import register as register_tutor
+
+    register_tutor(sub)
     return parser
 
 

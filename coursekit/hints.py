@@ -17,6 +17,10 @@ from pathlib import Path
 from typing import Sequence
 
 TEXTS = Path(__file__).with_name("hint_texts.yaml")
+# What this kernel's learner has opened: prompt (its id, or its question) -> the question and the rungs
+# revealed so far, in order. The tutor reads this, never hint_texts.yaml, so it knows no rung the
+# learner has not seen (coursekit/tutor/allowlist.py).
+REVEALED: dict[str, list[str]] = {}
 
 
 def prompt_texts(prompt_id: str, namespace: dict) -> dict:
@@ -50,14 +54,16 @@ def hint_ladder(question: str, hints: Sequence[str] | None = None, answer: str |
     """
     import ipywidgets as widgets
 
+    key = question
     if hints is None and answer is None:
         caller = inspect.currentframe().f_back
         texts = prompt_texts(question, caller.f_globals)
         question, hints, answer, title = texts["question"], texts["hints"], texts["answer"], texts["title"]
     if not hints:
         raise ValueError("hint_ladder needs at least one hint before the worked answer")
-    rungs = [widgets.HTML(f"<b>Hint {i + 1}.</b> {h}") for i, h in enumerate(hints)]
-    rungs.append(widgets.HTML(f"<b>Worked answer.</b> {answer}"))
+    # Each rung's text stays in the kernel until revealed: a hidden widget's value would be in the page.
+    texts = [f"<b>Hint {i + 1}.</b> {h}" for i, h in enumerate(hints)] + [f"<b>Worked answer.</b> {answer}"]
+    rungs = [widgets.HTML("") for _ in texts]
     for rung in rungs:
         rung.layout.display = "none"
     button = widgets.Button(description="Show hint 1", icon="lightbulb-o", button_style="info")
@@ -67,8 +73,9 @@ def hint_ladder(question: str, hints: Sequence[str] | None = None, answer: str |
         n = shown["n"]
         if n >= len(rungs):
             return
-        rungs[n].layout.display = None
+        rungs[n].value, rungs[n].layout.display = texts[n], None
         shown["n"] = n + 1
+        REVEALED.setdefault(key, [f"Question: {question}"]).append(rungs[n].value)
         if shown["n"] == len(rungs):
             button.description, button.disabled = "All hints shown", True
         elif shown["n"] == len(hints):

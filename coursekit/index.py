@@ -16,6 +16,7 @@ from pathlib import Path
 import nbformat
 
 from .paths import START_PAGE, course_root
+from .work import WORK_FOLDER
 
 # The course map's modules; a module with no folder yet is listed as "in preparation".
 MODULES = [
@@ -46,8 +47,8 @@ def build_index(root: Path) -> nbformat.NotebookNode:
            "Welcome. This course explains why training a large language model and serving it are "
            "different workloads, and what follows for the silicon, the budget and the model itself.\n\n"
            "**How to begin.** Run the cell below (click it, then press Shift+Enter). It tells you "
-           "which device your labs will use and shows your progress. Then open the first lesson of "
-           "Module 1. Each lesson ends with a short quiz with instant feedback; each module ends "
+           "which device your labs will use; the cell after it shows your progress. Then open the first "
+           "lesson of Module 1. Each lesson ends with a short quiz with instant feedback; each module ends "
            "with a lab you implement and check yourself, and a 15-question module test (pass at 80%)."),
         code("from coursekit.device import pick_device\n\n"
              "device = pick_device()"),
@@ -70,8 +71,11 @@ def build_index(root: Path) -> nbformat.NotebookNode:
             lines.append(f"- Lesson {int(lesson.name.split('-')[0])}: [{title}]({rel})")
         lab = root / "labs" / lab_id / f"{lab_id}.ipynb"
         if lab.exists():
-            lines.append(f"- Lab (graded): [{notebook_title(lab)}](../labs/{lab_id}/{lab_id}.ipynb)"
-                         f" (check your work: `course check labs/{lab_id}/{lab_id}.ipynb`)")
+            # the learner's own copy, as everywhere else (course start, README, progress, Next links):
+            # labs/ is the release that course updates replace
+            work = f"{WORK_FOLDER}/{lab_id}/{lab_id}.ipynb"
+            lines.append(f"- Lab (graded): [{notebook_title(lab)}](../{work}), your own copy"
+                         f" (check your work: `course check {work}`)")
         test = folder / "module-test.ipynb"
         if test.exists():
             lines.append(f"- [Module {number} test]({test.relative_to(course).as_posix()}): 15 questions, pass at 80%")
@@ -79,8 +83,10 @@ def build_index(root: Path) -> nbformat.NotebookNode:
     cells.append(md(
         "## Checking your own work\n\n"
         "- Quizzes give feedback as you answer and remember your results.\n"
+        "- Your labs are your own copies in `work/` (`course start` and `course work` make them); "
+        "`labs/` is the released version that course updates replace.\n"
         "- In a terminal: `course progress` prints your per-module summary; "
-        "`course check labs/<lab>/<lab>.ipynb` runs a lab's visible tests; "
+        "`course check work/<lab>/<lab>.ipynb` runs a lab's visible tests on your copy; "
         "`course doctor` checks your installation.\n"
         "- Labs run on a CPU and use a GPU when there is one (CUDA, then Apple MPS)."))
     nb = nbformat.v4.new_notebook(cells=cells)

@@ -13,9 +13,12 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from pathlib import Path
 
 from ipykernel.ipkernel import IPythonKernel
+
+from .kernel_runs import record_path, write_record
 
 LANGUAGE_INFO = {"name": "python"}
 # a data folder on JUPYTER_PATH ahead of the environment's own, so its python3 kernelspec wins
@@ -24,6 +27,29 @@ DATA_DIR = Path(sys.prefix) / "share" / "llm-course" / "jupyter"
 
 class CourseKernel(IPythonKernel):
     language_info = LANGUAGE_INFO
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        # what `course check` compares with the saved file: when this kernel last ran a cell
+        connection = getattr(self.parent, "connection_file", "")
+        self._runs = record_path(connection) if connection else None
+        if self._runs is not None:
+            try:
+                write_record(self._runs, None)
+                self.shell.events.register("post_run_cell", self._note_run)
+            except OSError:
+                self._runs = None   # a read-only runtime folder: checks fall back to the server's view
+
+    def _note_run(self, result) -> None:
+        try:
+            write_record(self._runs, time.time())
+        except OSError:
+            pass
+
+    def do_shutdown(self, restart):
+        if self._runs is not None and not restart:
+            self._runs.unlink(missing_ok=True)
+        return super().do_shutdown(restart)
 
 
 def kernelspec() -> dict:

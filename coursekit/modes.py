@@ -4,7 +4,7 @@ Students use nbgrader's Assignments list and Validate button; the Formgrader, Cr
 Courses panels are instructor tools. `course start` (student mode) adds the course's own config
 folder, `coursekit/jupyter-student/`, to JUPYTER_CONFIG_PATH of the server it runs: its
 `labconfig/page_config.json` disables those lab plugins (JupyterLab's own `disabledExtensions`)
-and its `jupyter_server_config.json` switches off their server extensions. `course start
+and its `jupyter_server_config.json` switches off their server extensions and serves course material read-only (`coursekit/contents.py`). `course start
 --instructor` leaves everything as installed. Nothing is written to the user's own Jupyter config.
 """
 from __future__ import annotations

@@ -250,8 +250,10 @@ def summary() -> dict:
     for lab_id, entry in data["labs"].items():
         checks = entry["checks"]
         last = checks[-1] if checks else None
+        best = max(checks, key=lambda c: c["passed"] / c["total"] if c["total"] else 0) if checks else None
         mod(entry.get("module") or lab_module(lab_id))["labs"][lab_id] = {
             "checks": len(checks), "latest": f"{last['passed']}/{last['total']}" if last else None,
+            "best": f"{best['passed']}/{best['total']}" if best else None,   # a later check may see less
             "all_passed": any(c["total"] and c["passed"] == c["total"] for c in checks)}
     return {name: modules[name] for name in sorted(modules)}
 
@@ -273,7 +275,7 @@ def summary_rows(report: dict | None = None) -> list[tuple[str, str, str, str]]:
         test = entry["module_test"]
         test_text = (f"{'passed' if test['passed'] else 'not passed'}, best {test['best_score']} "
                      f"({test['attempts']} attempt{'s' if test['attempts'] != 1 else ''})") if test else "-"
-        labs = "; ".join(f"{lab}: {v['latest']}{' all passed' if v['all_passed'] else ''}"
+        labs = "; ".join(f"{lab}: best {v['best']}, latest {v['latest']}{' all passed' if v['all_passed'] else ''}"
                          for lab, v in sorted(entry["labs"].items())) or "-"
         rows.append((module, quiz_text, test_text, labs))
     return rows
@@ -300,7 +302,16 @@ def progress_html() -> str:
                     f"<code>{html.escape(n['backup'])}</code> ({html.escape(n['error'])}).</p>"
                     for n in load()["recovered"])
     return (f"<div class='course-progress' style='color: var(--jp-ui-font-color1)'>{notes}{report_html(course_report())}"
-            f"<p style='color: var(--jp-ui-font-color2)'>Stored in <code>{html.escape(str(store_path()))}</code></p></div>")
+            f"<p style='color: var(--jp-ui-font-color2)'>Stored in <code>{html.escape(str(store_path()))}</code>. "
+            f"{snapshot_note()}</p></div>")
+
+
+def snapshot_note() -> str:
+    """An output saved with a notebook outlives the store it read: say when it was read."""
+    from datetime import datetime
+
+    return (f"<span class='course-progress-snapshot'>Read at {datetime.now():%H:%M on %d %B %Y}: run this cell "
+            "again to see your progress now (<code>course progress</code> always does).</span>")
 
 
 def show_progress():

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import html
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from . import progress
@@ -20,7 +20,7 @@ from .work import WORK_FOLDER
 NOT_STARTED, IN_PROGRESS, DONE = "not started", "in progress", "done"
 MEANING = ("What the scores mean: a lesson quiz counts the questions right on the first try (you may try "
            "again until right); a module test counts the answers right when you submitted it, against its "
-           "pass mark; a lab counts the visible tests passing at your latest check (`course check`; "
+           "pass mark; a lab counts the visible tests passing at your best check (`course check` or `check_here()`; "
            "hidden tests are graded by your instructor).")
 
 
@@ -30,6 +30,7 @@ class Item:
     path: str      # relative to the course root
     state: str
     detail: str
+    next: bool = False   # the first step in course order that is not done: where to go on
 
 
 @dataclass(frozen=True)
@@ -47,15 +48,21 @@ def _plural(n: int, word: str) -> str:
 
 
 def lesson_item(title: str, path: str, attempts: list[dict]) -> Item:
+    """Done once any attempt finished, with the best one: a new attempt never undoes a lesson."""
     if not attempts:
         return Item(title, path, NOT_STARTED, "quiz not answered yet")
     latest = attempts[-1]
-    if progress.attempt_finished(latest):
-        best = max((a for a in attempts if progress.attempt_finished(a)), key=lambda a: a.get("score", 0))
-        return Item(title, path, DONE, f"quiz {best.get('score', 0)}/{best.get('total', 0)} right on the first try"
-                                       f" (best of {_plural(len(attempts), 'attempt')})")
     answered = sum(bool(v.get("correct")) for v in latest.get("items", {}).values())
-    return Item(title, path, IN_PROGRESS, f"quiz: {answered} of {len(latest.get('shown', []))} questions answered right")
+    so_far = f"quiz: {answered} of {len(latest.get('shown', []))} questions answered right"
+    finished = [a for a in attempts if progress.attempt_finished(a)]
+    if not finished:
+        return Item(title, path, IN_PROGRESS, so_far)
+    best = max(finished, key=lambda a: a.get("score", 0))
+    detail = (f"quiz {best.get('score', 0)}/{best.get('total', 0)} right on the first try"
+              f" (best of {_plural(len(attempts), 'attempt')})")
+    if not progress.attempt_finished(latest):
+        detail += f"; a new attempt is under way ({so_far.removeprefix('quiz: ')})"
+    return Item(title, path, DONE, detail)
 
 
 def test_item(title: str, path: str, attempts: list[dict]) -> Item:
@@ -70,12 +77,17 @@ def test_item(title: str, path: str, attempts: list[dict]) -> Item:
 
 
 def lab_item(title: str, path: str, checks: list[dict]) -> Item:
+    """The best check counts (a check in a freshly restarted kernel may see less); the latest is said too."""
     if not checks:
         return Item(title, path, NOT_STARTED, "not checked yet")
     last = checks[-1]
-    if last["total"] and last["passed"] == last["total"]:
-        return Item(title, path, DONE, f"all {last['total']} visible tests pass at your latest check")
-    return Item(title, path, IN_PROGRESS, f"{last['passed']} of {last['total']} visible tests pass at your latest check")
+    best = max(checks, key=lambda c: c["passed"] / c["total"] if c["total"] else 0)
+    latest = "" if (last["passed"], last["total"]) == (best["passed"], best["total"]) else \
+        f"; your latest check: {last['passed']} of {last['total']}"
+    if best["total"] and best["passed"] == best["total"]:
+        return Item(title, path, DONE, f"all {best['total']} visible tests passed at your best check{latest}")
+    return Item(title, path, IN_PROGRESS,
+                f"{best['passed']} of {best['total']} visible tests pass at your best check{latest}")
 
 
 @dataclass(frozen=True)
@@ -131,7 +143,21 @@ def course_report(root: Path | None = None, data: dict | None = None) -> list[Mo
                 items.append(test_item(step.title, step.path,
                                        data["module_tests"].get(step.key, {}).get("attempts", [])))
         modules.append(Module(title, items))
+    return mark_next(modules)
+
+
+def mark_next(modules: list[Module]) -> list[Module]:
+    """The same modules with the first step not done marked `next` (none once everything is done)."""
+    for m, module in enumerate(modules):
+        for i, item in enumerate(module.items):
+            if item.state != DONE:
+                items = [*module.items[:i], replace(item, next=True), *module.items[i + 1:]]
+                return [*modules[:m], Module(module.title, items), *modules[m + 1:]]
     return modules
+
+
+def next_item(modules: list[Module]) -> Item | None:
+    return next((i for m in modules for i in m.items if i.next), None)
 
 
 def format_report(modules: list[Module]) -> str:
@@ -139,7 +165,9 @@ def format_report(modules: list[Module]) -> str:
     for module in modules:
         share = module.done / len(module.items) if module.items else 0
         lines.append(f"{module.title}: {module.done} of {len(module.items)} done ({100 * share:.0f}%)")
-        lines += [f"  {i.state:<12} {i.title}: {i.detail}" for i in module.items]
+        lines += [f"{'->' if i.next else '  '} {i.state:<12} {i.title}: {i.detail}" for i in module.items]
+    upcoming = next_item(modules)
+    lines.append(f"Next: {upcoming.title} ({upcoming.path})" if upcoming else "Everything is done.")
     lines.append(MEANING)
     return "\n".join(lines)
 
@@ -156,7 +184,9 @@ def report_html(modules: list[Module], link_from: str = "course") -> str:
                     f"{module.done} of {len(module.items)} done ({100 * share:.0f}%)</th></tr>")
         for item in module.items:
             href = Path("/".join([".."] * len(Path(link_from).parts)), item.path).as_posix()
-            rows.append(f"<tr class='course-progress-{item.state.replace(' ', '-')}'><td>{item.state}</td>"
+            state = f"<strong>{item.state}, next</strong>" if item.next else item.state
+            rows.append(f"<tr class='course-progress-{item.state.replace(' ', '-')}"
+                        f"{' course-progress-next' if item.next else ''}'><td>{state}</td>"
                         f"<td><a href='{html.escape(href)}'>{html.escape(item.title)}</a></td>"
                         f"<td>{html.escape(item.detail)}</td></tr>")
         rows.append("</tbody>")

@@ -2,15 +2,19 @@
 
 `labs/` is the course's release folder: `autograder generate` rewrites it and `git pull` updates it.
 A learner who typed into it lost work to the one and got conflicts from the other. Work copies are
-made once and never overwritten, so course updates and the learner's work never touch.
+made once and never overwritten, so course updates and the learner's work never touch. Each copy
+remembers which release it was made from (`work/<lab>/.released-from`, a hash), so a kept copy can
+say that the released lab has changed since.
 """
 from __future__ import annotations
 
+import hashlib
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 WORK_FOLDER = "work"
+RELEASE_RECORD = ".released-from"
 
 
 @dataclass(frozen=True)
@@ -18,6 +22,7 @@ class WorkCopy:
     lab_id: str
     notebook: Path   # the learner's notebook, work/<lab>/<lab>.ipynb
     made: bool       # False: it was there already and was kept as it is
+    release_changed: bool = False   # kept, and labs/ holds a newer release than the one it was made from
 
 
 def lab_ids(root: Path) -> list[str]:
@@ -35,18 +40,29 @@ def make_work_copies(root: Path, labs: list[str] | None = None) -> list[WorkCopy
         source, target = root / "labs" / lab_id, root / WORK_FOLDER / lab_id
         notebook = target / f"{lab_id}.ipynb"
         made = not notebook.exists()
+        released = _digest(source / f"{lab_id}.ipynb")
+        record = target / RELEASE_RECORD
+        changed = not made and record.exists() and record.read_text().strip() != released
         for path in sorted(source.rglob("*")):
             if path.is_file() and ".ipynb_checkpoints" not in path.parts:
                 copy = target / path.relative_to(source)
                 if not copy.exists():
                     copy.parent.mkdir(parents=True, exist_ok=True)
                     shutil.copy2(path, copy)
-        copies.append(WorkCopy(lab_id, notebook, made))
+        if made:
+            record.write_text(released + "\n")
+        copies.append(WorkCopy(lab_id, notebook, made, changed))
     return copies
 
 
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
 def describe(copies: list[WorkCopy], root: Path) -> str:
-    lines = [f"{'made' if c.made else 'kept'}  {c.notebook.relative_to(root)}" for c in copies]
+    lines = [f"{'made' if c.made else 'kept'}  {c.notebook.relative_to(root)}"
+             + (f" (the released lab has changed since your copy was made: compare it with "
+                f"labs/{c.lab_id}/{c.lab_id}.ipynb)" if c.release_changed else "") for c in copies]
     lines.append(f"Work in {WORK_FOLDER}/: course updates (git pull, autograder generate) change labs/ only, "
                  "never your copies. Check one with `course check work/<lab>/<lab>.ipynb`.")
     return "\n".join(lines)

@@ -31,9 +31,9 @@ def git_status(clone: Path) -> str:
 
 
 @contextlib.contextmanager
-def course_start(clone: Path, base: Path, *options: str, autosave_s: int | None = None):
+def course_start(clone: Path, base: Path, *options: str, autosave_s: int | None = None, jupyter_args=()):
     """Run `course start OPTIONS` serving `clone`; yield a LabServer. `autosave_s` shortens
-    JupyterLab's autosave interval so a test sees what autosave would write."""
+    JupyterLab's autosave interval so a test sees what autosave would write; `jupyter_args` go to JupyterLab."""
     base.mkdir(parents=True, exist_ok=True)
     port, token = free_port(), secrets.token_hex(16)
     settings = base / "user-settings"
@@ -49,6 +49,6 @@ def course_start(clone: Path, base: Path, *options: str, autosave_s: int | None 
                MPLBACKEND="module://matplotlib_inline.backend_inline")
     # the installed `course` script: `python -m coursekit.cli` in the clone would import the clone's copy
     command = [str(Path(sys.executable).parent / "course"), "start", "--no-browser", f"--port={port}", *options,
-               "--", f"--ServerApp.token={token}", "--ip=127.0.0.1"]
+               "--", f"--ServerApp.token={token}", "--ip=127.0.0.1", *jupyter_args]
     with serve(command, env, base / "course-start.log", port, token, clone, progress) as server:
         yield server

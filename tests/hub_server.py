@@ -194,6 +194,8 @@ def class_course(course: Path) -> Path:
     for entry in ("solutions", "specs"):
         shutil.copytree(PIPELINE / entry, course / entry)
     shutil.copy(ROOT / "nbgrader_config.py", course)
+    # what an instructor keeps beside a solution: never released (tests/test_hub_browser.py looks)
+    (course / "solutions" / CLASS_LAB / "notes.txt").write_text("hidden cases: see the spec\n")
     return course
 
 

@@ -9,6 +9,9 @@ from pathlib import Path
 import nbformat
 
 COURSE = Path(__file__).resolve().parent.parent / "course"
+# How lesson markdown writes a dollar of money: a bare or escaped `$` pairs up as MathJax math in
+# JupyterLab (tests/test_markdown_dollars_browser.py); the tests read the prose with a plain `$`.
+MONEY_DOLLAR = "<span>&#36;</span>"
 
 
 class Lessons:
@@ -19,7 +22,9 @@ class Lessons:
         return nbformat.read(self.folder / f"{name}.ipynb", as_version=4)
 
     def markdown(self, name):
-        return "\n".join(c.source for c in self.nb(name).cells if c.cell_type == "markdown")
+        """The lesson's markdown as prose: money dollars read `$`."""
+        text = "\n".join(c.source for c in self.nb(name).cells if c.cell_type == "markdown")
+        return text.replace(MONEY_DOLLAR, "$")
 
     def code(self, name):
         return "\n".join(c.source for c in self.nb(name).cells if c.cell_type == "code")

@@ -239,6 +239,9 @@ def test_an_unreachable_scheduler_is_a_clear_error():
 def test_a_submission_whose_worker_dies_on_every_try_fails_with_a_reason(tmp_path):
     """With no retries left (allowed-failures 0), a worker death ends the submission failed, once."""
     import dask
+    import distributed  # noqa: F401  its defaults must be in dask's config first: setting a key of a
+    # missing "distributed" section inserts the whole section, and leaving the `with` removes it, with
+    # every default distributed had added meanwhile (found by a shuffled run, `-p randomly`)
 
     paths = catalog.write_all(tmp_path, names=("hang",))
     spec = load_spec(catalog.SPEC_FILE)

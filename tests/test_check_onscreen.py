@@ -71,3 +71,20 @@ def test_terminal_check_warns_when_the_open_notebook_ran_newer_code(course, lab_
 def cli_env(course, extra: dict, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "autograder.cli", "--root", str(course), *args], cwd=course,
                           env={**env(course), **extra}, capture_output=True, text=True, timeout=600)
+
+
+def test_check_here_says_a_defined_function_has_not_run(tmp_path):
+    """Run All stopped before a task's cell: check_here() says that cell has not run, instead of asking
+    the learner to define a function the notebook already defines."""
+    from conftest import ROOT
+
+    lab = ROOT / "labs" / "lab1-roofline" / "lab1-roofline.ipynb"
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("from coursekit.checks import check_here\ncheck_here(record=False)")]
+    path = tmp_path / "only-the-check.ipynb"
+    nbformat.write(nb, path)
+    env = {"COURSE_ROOT": str(ROOT), "COURSE_PROGRESS_DIR": str(tmp_path / "progress")}
+    executed, _ = execute_notebook(path, env={**env, "JPY_SESSION_NAME": str(lab)})
+    shown = outputs_text(executed)
+    assert "the cell that defines matmul_intensity has not run in this kernel" in shown, shown
+    assert "define a function named" not in shown

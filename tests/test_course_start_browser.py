@@ -5,9 +5,14 @@ that `--instructor` shows."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
+import time
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -15,6 +20,7 @@ import pytest
 from course_server import SCRATCH, clone_course, course_start, git_status
 from coursekit.saving import QUIZ_NOTE, WIDGET_VIEW
 from jupyterlab_ui import open_notebook, run_all_cells
+from waiting import wait_for
 from test_quiz_browser import GOOD, QUIZ_ITEMS
 from test_quiz_layout_browser import laptop_page  # noqa: F401  (a fixture: the 1280x800 page)
 
@@ -22,6 +28,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 LESSON = "course/m1-training-vs-inference/01-what-each-does.ipynb"
 LAB_COPY = "work/lab1-roofline/lab1-roofline.ipynb"   # made by `course start`
+LAB_RELEASE = "labs/lab1-roofline/lab1-roofline.ipynb"   # read-only in student mode
 CREATE_ASSIGNMENT = ".jp-SideBar .lm-TabBar-tab[data-id^='nbgrader-create_assign']"  # nbgrader spells its id "assignemnt"
 
 
@@ -161,5 +168,134 @@ def test_start_page_lists_every_step_and_opens_a_lesson(student_server, laptop_p
     lessons = len(list(student_server.root.glob("course/m*/[0-9]*.ipynb")))
     assert table.locator("a", has_text="Lesson").count() == lessons
     assert table.locator("a", has_text="Lab 1:").count() == 1 and "not started" in text
+    assert table.locator(".course-progress-next").count() == 1   # where to go on, marked
     table.locator("a", has_text="Lesson 2:").first.click()
     page.wait_for_selector(".lm-TabBar-tab.jp-mod-current:has-text('02-memory-per-parameter')", timeout=60_000)
+
+
+def test_start_page_opens_the_learners_own_lab_copy(student_server, laptop_page):
+    """The start page's lab link and check command name work/, as `course start`, the README, `course
+    work`, progress and the lessons' Next links do; labs/ is the release that updates replace."""
+    page = laptop_page
+    open_notebook(page, student_server, "course/index.ipynb")
+    module1 = page.locator(".jp-MarkdownCell", has_text="Module 1:").first
+    module1.scroll_into_view_if_needed()
+    assert "course check work/lab1-roofline/lab1-roofline.ipynb" in module1.text_content()
+    module1.locator("a[href*='lab1-roofline.ipynb']").click()
+    page.wait_for_url("**/lab/tree/work/lab1-roofline/lab1-roofline.ipynb*", timeout=60_000)
+    page.wait_for_selector(".jp-NotebookPanel:visible .jp-Notebook .jp-Cell")
+
+
+def listed_names(page) -> set[str]:
+    items = page.locator(".jp-FileBrowser .jp-DirListing-item .jp-DirListing-itemText")
+    items.first.wait_for()
+    return {t.strip() for t in items.all_text_contents()}
+
+
+def test_student_file_browser_hides_instructor_material(student_server, laptop_page):
+    """Solutions, the grader and the hint and worked-answer texts are not one click away in student
+    mode (`course start --instructor` lists them: tested below with the API the file browser reads)."""
+    page = laptop_page
+    open_notebook(page, student_server, "course/index.ipynb")
+    page.locator(".jp-FileBrowser .jp-BreadCrumbs-home").first.click()
+    page.wait_for_function("() => [...document.querySelectorAll('.jp-FileBrowser .jp-DirListing-itemText')]"
+                           ".some(e => e.textContent.trim() === 'coursekit')")
+    top = listed_names(page)
+    assert {"course", "labs", "work", "coursekit"} <= top and not top & {"solutions", "autograder"}, top
+    page.locator(".jp-FileBrowser .jp-DirListing-item", has_text="coursekit").first.dblclick()
+    page.wait_for_function("() => [...document.querySelectorAll('.jp-FileBrowser .jp-DirListing-itemText')]"
+                           ".some(e => e.textContent.trim() === 'hints.py')")
+    assert "hint_texts.yaml" not in listed_names(page)
+
+
+def test_instructor_mode_lists_the_instructor_material(clone):
+    base, root = clone
+    with course_start(root, base / "instructor-files", "--instructor") as server:
+        names = {entry["name"] for entry in api(server, "api/contents")["content"]}
+        assert {"solutions", "autograder"} <= names, names
+
+
+def test_hint_text_reaches_the_page_only_when_revealed(student_server, laptop_page):
+    folder = student_server.root / SCRATCH
+    folder.mkdir(exist_ok=True)
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+    nb.cells = [nbformat.v4.new_code_cell("from coursekit.hints import hint_ladder\n"
+                                          "hint_ladder('Why?', hints=['FIRST-' + 'RUNG-TEXT'], answer='WORKED-' + 'ANSWER-TEXT')")]
+    nbformat.write(nb, folder / "hints.ipynb")
+    page = laptop_page
+    open_notebook(page, student_server, f"{SCRATCH}/hints.ipynb")
+    button = page.locator(".course-hint-ladder button", has_text="Show hint 1")
+    run_all_cells(page, until=button)
+    assert "FIRST-RUNG-TEXT" not in page.content() and "WORKED-ANSWER-TEXT" not in page.content()
+    button.click()
+    page.locator(".course-hint-ladder", has_text="FIRST-RUNG-TEXT").wait_for()
+    assert "WORKED-ANSWER-TEXT" not in page.content()
+
+
+def course_check(server, notebook: str) -> str:
+    """`course check NOTEBOOK` in a terminal beside the server (it asks the server what is open)."""
+    env = dict(os.environ, COURSE_ROOT=str(server.root), COURSE_PROGRESS_DIR=str(server.progress_dir),
+               JUPYTER_RUNTIME_DIR=str(server.log.parent / "runtime"))
+    done = subprocess.run([str(Path(sys.executable).parent / "course"), "check", notebook], cwd=server.root,
+                          env=env, capture_output=True, text=True, timeout=300)
+    return done.stdout + done.stderr
+
+
+def test_course_check_compares_with_what_the_kernel_ran(student_server, laptop_page):
+    """A kernel that only started (a reopened notebook after a server restart) ran nothing newer than the
+    saved file: `course check` says nothing of unsaved work and records the check. Once a cell has run
+    after the save, it warns and does not record. The released lab is used: it is read-only in student
+    mode, so autosave never saves it between the run and the check."""
+    page = laptop_page
+    notebook = student_server.root / LAB_RELEASE
+    os.utime(notebook, (time.time() - 600, time.time() - 600))   # saved ten minutes ago
+    open_notebook(page, student_server, LAB_RELEASE)
+    wait_kernel_idle(page)
+    said = course_check(student_server, LAB_RELEASE)
+    assert "WARNING" not in said and "(progress recorded)" in said, said
+
+    page.locator(".jp-NotebookPanel:visible .jp-CodeCell .jp-InputArea-editor").first.click()
+    page.keyboard.press("Shift+Enter")
+    page.wait_for_selector(".jp-NotebookPanel:visible .jp-CodeCell .jp-InputPrompt:text-matches('\\\\[1\\\\]')")
+    wait_kernel_idle(page)
+    said = course_check(student_server, LAB_RELEASE)
+    assert "its kernel ran code at" in said and "(progress not recorded" in said, said
+
+
+def test_a_closed_tabs_kernel_is_culled_and_an_open_ones_stays(clone, laptop_page):
+    """`course start` culls kernels no tab is connected to once idle (half an hour; seconds here)."""
+    base, root = clone
+    folder = root / SCRATCH
+    folder.mkdir(exist_ok=True)
+    for name in ("closed", "open"):
+        nb = nbformat.v4.new_notebook()
+        nb.metadata["kernelspec"] = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+        nb.metadata["language_info"] = {"name": "python"}   # as the course's kernel reports: opening leaves it clean
+        nb.cells = [nbformat.v4.new_code_cell("1")]
+        nbformat.write(nb, folder / f"{name}.ipynb")
+    quick = ["--MappingKernelManager.cull_idle_timeout=3", "--MappingKernelManager.cull_interval=1"]
+    with course_start(root, base / "culling", jupyter_args=quick) as server:
+        page = laptop_page
+        open_notebook(page, server, f"{SCRATCH}/closed.ipynb")
+        closed = wait_for(lambda: kernels_of(server, "closed.ipynb"), timeout=60, what="the first tab's kernel")
+        wait_kernel_idle(page)
+        close_current_tab(page)
+        open_notebook(page, server, f"{SCRATCH}/open.ipynb")
+        kept = wait_for(lambda: kernels_of(server, "open.ipynb"), timeout=60, what="the open tab's kernel")
+        wait_for(lambda: not closed & {k["id"] for k in api(server, "api/kernels")}, timeout=60,
+                 what="the closed tab's kernel to be culled")
+        # the open tab's kernel, idle past the timeout and a culling round, stays: a tab is connected to it
+        wait_for(lambda: idle_s(server, kept) > 5, timeout=60, what="the open tab's kernel to idle 5 s")
+        assert kept <= {k["id"] for k in api(server, "api/kernels")}
+
+
+def idle_s(server, ids: set[str]) -> float:
+    from datetime import datetime
+
+    last = [k["last_activity"] for k in api(server, "api/kernels") if k["id"] in ids]
+    return time.time() - datetime.fromisoformat(last[0].replace("Z", "+00:00")).timestamp() if last else -1
+
+
+def kernels_of(server, name: str) -> set[str]:
+    return {s["kernel"]["id"] for s in api(server, "api/sessions") if s["path"] == f"{SCRATCH}/{name}"}

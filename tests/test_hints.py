@@ -56,6 +56,8 @@ def test_ladder_by_id_computes_in_the_callers_namespace(tmp_path, monkeypatch):
     header, hint, answer, button = box.children
     assert "How many chips?" in header.value and "Chips" in header.value
     assert hint.layout.display == "none" and answer.layout.display == "none"
+    # nothing of a rung reaches the page before it is revealed: the widgets' state holds no text yet
+    assert hint.value == answer.value == "" and "Divide by" not in json.dumps([w.get_state() for w in box.children])
     box.reveal()
     assert "Divide by 80." in hint.value and hint.layout.display is None and answer.layout.display == "none"
     box.reveal()

@@ -96,6 +96,9 @@ def answer(hub, name: str, token: str) -> None:
 def test_a_class_day_instructor_and_three_students_at_once_through_a_hub_restart(hub, browser, artifacts_dir):
     instructor(hub, "autograder", "generate", LAB)
     instructor(hub, "nbgrader", "release_assignment", LAB)
+    # the exchange gets the release allowlist only: not the notes beside the solution (tests/hub_server.py)
+    outbound = hub.data / "exchange" / "llm-train-vs-infer" / "outbound" / LAB
+    assert sorted(p.name for p in outbound.rglob("*")) == sorted([f"{LAB}.ipynb", f"{LAB}.checks.json"])
     hub.login("prof")
     hub.api("POST", f"users/{hub.users['prof']}/server")     # the instructor's JupyterLab, for the formgrader
     pages = {}

@@ -1,12 +1,14 @@
 """labs/ is generated from solutions/ and never edited: regenerate and compare with what is committed."""
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 
 import nbformat
 
 from autograder.course import Course
-from autograder.generate import generate
+from autograder.generate import generate, release_files
 
 ROOT_COURSE = Course.find()
 LABS = ROOT_COURSE.lab_ids()
@@ -34,6 +36,13 @@ def test_committed_student_version_matches_solutions(lab, tmp_path):
             f"{committed} is stale relative to solutions/{lab}: run `autograder generate {lab}` and commit the result")
     extra = {p.name for p in (ROOT_COURSE.labs / lab).glob("*.ipynb")} - {p.name for p in fresh}
     assert not extra, f"labs/{lab} has notebooks that solutions/{lab} does not generate: {sorted(extra)}"
+    # students get the allowlist and nothing else: in the fresh release and in what is committed
+    allowed = {str(p) for p in release_files(ROOT_COURSE, lab)}
+    made = tmp_path / "release" / lab
+    assert {p.relative_to(made).as_posix() for p in made.rglob("*") if not p.is_dir()} == allowed
+    tracked = subprocess.run(["git", "ls-files", "--", f"labs/{lab}"], cwd=ROOT_COURSE.root, capture_output=True,
+                             text=True, check=True).stdout.split()
+    assert {t.removeprefix(f"labs/{lab}/") for t in tracked} == allowed, f"labs/{lab} holds files no student should get"
 
 
 @pytest.mark.parametrize("lab", LABS)

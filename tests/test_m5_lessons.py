@@ -191,7 +191,7 @@ def test_lesson3_cascade_claims():
     w = cascade.Workload()
     # "a customer-support agent handling 100,000 conversations a day ... a 7B fine-tune ... at $0.30 per
     # million tokens ... the 5% of conversations that escalate"
-    assert "100,000 conversations a day" in text and r"\$0.30 per million tokens" in text and "5% of conversations" in text
+    assert "100,000 conversations a day" in text and "$0.30 per million tokens" in text and "5% of conversations" in text
     assert (w.calls_per_day, w.escalation) == (100_000, 0.05)
     assert cascade.SMALL_7B.input_per_m == cascade.SMALL_7B.output_per_m == 0.30
     # "One H100 at the seed's $3 per hour" must sustain about 2,800 tokens/s for $0.30 per million

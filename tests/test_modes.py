@@ -43,3 +43,14 @@ def test_doctor_in_a_student_mode_terminal_reports_the_install_not_the_mode(monk
     monkeypatch.setenv("JUPYTER_CONFIG_PATH", mode_env("student", {})["JUPYTER_CONFIG_PATH"])
     assert all(c.ok for c in check_lab_extensions()), check_lab_extensions()
     assert check_server_extension().ok
+
+
+def test_student_mode_serves_course_material_read_only():
+    from coursekit.contents import is_course_material
+    config = json.loads((STUDENT_CONFIG / "jupyter_server_config.json").read_text())
+    assert config["ServerApp"]["contents_manager_class"] == "coursekit.contents.CourseContentsManager"
+    assert is_course_material("course/m1-training-vs-inference/01-what-each-does.ipynb")
+    assert is_course_material("/labs/lab1-roofline/lab1-roofline.ipynb") and is_course_material("solutions/x/y.ipynb")
+    # the learner's own places stay writable, and so do the folders themselves
+    assert not any(map(is_course_material, ["work/lab1-roofline/lab1-roofline.ipynb", "course", "notes.ipynb",
+                                            "coursework/a.ipynb"]))

@@ -83,8 +83,10 @@ def test_start_page_links_every_lesson_lab_and_test():
     text = (ROOT / "course" / "index.ipynb").read_text()
     for lesson in sorted((ROOT / "course").glob("m*/*.ipynb")):
         assert lesson.relative_to(ROOT / "course").as_posix() in text, f"start page does not link {lesson}"
-    for lab in sorted((ROOT / "labs").glob("*/*.ipynb")):
-        assert f"../labs/{lab.parent.name}/{lab.name}" in text, f"start page does not link {lab}"
+    for lab in sorted((ROOT / "labs").glob("*/*.ipynb")):   # each in the learner's own copy, as everywhere
+        assert f"../work/{lab.parent.name}/{lab.name}" in text, f"start page does not link work/ for {lab}"
+        assert f"course check work/{lab.parent.name}/{lab.name}" in text
+    assert "../labs/" not in text and "course check labs/" not in text
 
 
 @pytest.mark.slow

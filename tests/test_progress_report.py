@@ -44,10 +44,29 @@ def test_states_scores_and_shares(store):
     assert states["Lesson 1"] == (DONE, "quiz 1/2 right on the first try (best of 1 attempt)")
     assert states["Lesson 2"] == (IN_PROGRESS, "quiz: 1 of 3 questions answered right")
     assert states["Lesson 3"] == (NOT_STARTED, "quiz not answered yet")
-    assert states["Lab 1"] == (DONE, "all 5 visible tests pass at your latest check")
+    assert states["Lab 1"] == (DONE, "all 5 visible tests passed at your best check")
     assert states["Module 1 test"] == (IN_PROGRESS, "not passed yet: best 10/15 right, pass mark 80% (1 attempt)")
     assert m1.done == 2
     assert "Module 1: Training vs inference: 2 of 6 done (33%)" in format_report([m1])
+
+
+def test_progress_never_goes_backwards(store):
+    """A check in a freshly restarted kernel (0/7 after 1/7) and a new quiz attempt keep the best: the
+    report shows it, and says what the latest shows."""
+    progress.record_lab_check("lab1-roofline", 1, 7)
+    progress.record_lab_check("lab1-roofline", 0, 7)
+    shown = ["a", "b"]
+    for item in shown:
+        progress.record_quiz("m1-l1", module="m1", seed=1, shown=shown, item_id=item, response=1, correct=True)
+    progress.record_quiz("m1-l1", module="m1", seed=2, shown=shown, item_id="a", response=0, correct=False)
+    states = {i.title.split(":")[0]: (i.state, i.detail) for i in course_report(ROOT)[0].items}
+    assert states["Lab 1"] == (IN_PROGRESS, "1 of 7 visible tests pass at your best check; your latest check: 0 of 7")
+    assert states["Lesson 1"] == (DONE, "quiz 2/2 right on the first try (best of 2 attempts); a new attempt is "
+                                        "under way (0 of 2 questions answered right)")
+    progress.record_lab_check("lab1-roofline", 7, 7)
+    progress.record_lab_check("lab1-roofline", 0, 7)
+    lab = {i.title.split(":")[0]: i for i in course_report(ROOT)[0].items}["Lab 1"]
+    assert lab.state == DONE and lab.detail.endswith("your latest check: 0 of 7")
 
 
 def test_links_lead_to_the_learners_copy_from_the_start_page(store, tmp_path):
@@ -61,6 +80,35 @@ def test_links_lead_to_the_learners_copy_from_the_start_page(store, tmp_path):
     copy.parent.mkdir(parents=True)
     shutil.copy(root / "labs" / "lab1-roofline" / "lab1-roofline.ipynb", copy)
     assert "href='../work/lab1-roofline/lab1-roofline.ipynb'" in report_html(course_report(root))
+
+
+def test_course_progress_in_a_terminal_shows_the_best_check(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, COURSE_PROGRESS_DIR=str(tmp_path), COURSE_ROOT=str(ROOT))
+    record = ("from coursekit import progress\n"
+              "progress.record_lab_check('lab1-roofline', 1, 7)\nprogress.record_lab_check('lab1-roofline', 0, 7)")
+    subprocess.run([sys.executable, "-c", record], env=env, check=True)
+    shown = subprocess.run([str(Path(sys.executable).parent / "course"), "progress"], env=env, check=True,
+                           capture_output=True, text=True).stdout
+    assert "1 of 7 visible tests pass at your best check; your latest check: 0 of 7" in shown, shown
+
+
+def test_the_next_step_is_marked(store):
+    modules = course_report(ROOT)
+    first = modules[0].items[0]
+    assert first.next and sum(i.next for m in modules for i in m.items) == 1
+    assert f"Next: {first.title} ({first.path})" in format_report(modules)
+    shown = ["a", "b"]
+    for item in shown:
+        progress.record_quiz("m1-l1", module="m1", seed=1, shown=shown, item_id=item, response=1, correct=True)
+    modules = course_report(ROOT)
+    assert not modules[0].items[0].next and modules[0].items[1].next
+    assert f"-> {NOT_STARTED:<12} {modules[0].items[1].title}" in format_report(modules)
+    html = report_html(modules)
+    assert html.count("course-progress-next") == 1 and "<strong>not started, next</strong>" in html
 
 
 def test_the_table_has_column_headers_and_a_header_per_module(store):

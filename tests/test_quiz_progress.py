@@ -43,7 +43,7 @@ def test_records_persist_and_summarise(store):
     report = progress.summary()
     assert report["m1"]["quizzes"]["m1-l1"]["best"] == 0.5
     assert report["m1"]["module_test"]["passed"] is True and report["m1"]["module_test"]["best_score"] == "12/15"
-    assert report["m1"]["labs"]["lab1-roofline"] == {"checks": 2, "latest": "5/5", "all_passed": True}
+    assert report["m1"]["labs"]["lab1-roofline"] == {"checks": 2, "latest": "5/5", "best": "5/5", "all_passed": True}
     assert report["m3"]["labs"]["lab3-kv-cache"]["all_passed"] is False
     text = progress.format_summary()
     assert "quiz 1/2 right on the first try (best of 1 attempt)" in text
@@ -146,3 +146,5 @@ def test_show_progress_displays_summary(store, monkeypatch):
     monkeypatch.setattr("IPython.display.display", lambda obj: shown.append(obj))
     progress.show_progress()
     assert "(lab1-roofline)</a></td><td>1 of 3 visible tests pass" in shown[0].data
+    # a notebook saved with this output keeps a snapshot: it says when it was read and how to refresh it
+    assert "course-progress-snapshot" in shown[0].data and "run this cell again" in shown[0].data

@@ -26,8 +26,11 @@ def test_work_copies_are_made_once_and_kept(tmp_path, monkeypatch, capsys):
     assert mine.read_bytes() == (root / "labs" / "lab1-roofline" / "lab1-roofline.ipynb").read_bytes()
     mine.write_text(mine.read_text().replace("Roofline", "Roofline (my notes)"))
     (root / "labs" / "lab1-roofline" / "lab1-roofline.ipynb").write_text("{}")   # a course update lands
-    assert main(["work", "lab1-roofline"]) == 0
-    assert "kept  work/lab1-roofline/lab1-roofline.ipynb" in capsys.readouterr().out
+    assert main(["work", "lab1-roofline", "lab2-cluster"]) == 0
+    out = capsys.readouterr().out
+    assert ("kept  work/lab1-roofline/lab1-roofline.ipynb (the released lab has changed since your copy was made: "
+            "compare it with labs/lab1-roofline/lab1-roofline.ipynb)") in out
+    assert "kept  work/lab2-cluster/lab2-cluster.ipynb\n" in out          # its release did not change
     assert "(my notes)" in mine.read_text()
 
 

@@ -108,7 +108,7 @@ def graded_responses(course: Course, assignment: str, secret: bytes) -> list[dic
     records = []
     for entry in graded:
         try:
-            answers = read_answers(course.submitted / entry.student_id / assignment / spec.notebook)
+            answers = read_answers(course.submitted / entry.student_id / assignment / spec.notebook, course.submitted)
         except AnswersError:
             continue                    # changed since it was graded: pending again, not counted
         for n, q in enumerate(student_questions(spec.bank, entry.student_id, secret.decode(), spec.banks), 1):

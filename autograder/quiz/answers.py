@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from pathlib import Path
 
 from .assignment import META
@@ -24,16 +25,22 @@ class AnswersError(ValueError):
     """The submission's answers cannot be read; the message is the reason the instructor sees."""
 
 
-def read_answers(path: Path) -> dict:
+def read_answers(path: Path, base: Path | None = None) -> dict:
     """{slot: value} from the answers cell of the notebook at `path` (only JSON parsing, no nbformat
-    validation, so a notebook with hostile metadata is still read; cells are all that matter)."""
+    validation, so a notebook with hostile metadata is still read; cells are all that matter). Only a
+    regular file reached from `base` (submitted/) through no link is read (autograder/submitted.py)."""
+    from .. import submitted
+
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise AnswersError(f"notebook too large ({path.stat().st_size} bytes > {MAX_FILE_BYTES})")
-        data = json.loads(path.read_bytes())
+        raw = submitted.read(path, Path(base) if base is not None else Path(path).parent, MAX_FILE_BYTES)
+        if len(raw) > MAX_FILE_BYTES:
+            raise AnswersError(f"notebook too large (more than {MAX_FILE_BYTES} bytes)")
+        data = json.loads(raw)
         cells = data["cells"]
         if not isinstance(cells, list):
             raise TypeError("cells is not a list")
+    except submitted.Refused as refusal:
+        raise AnswersError(str(refusal)) from None
     except FileNotFoundError:
         raise AnswersError(f"missing notebook: no {path.name} in the submission") from None
     except (OSError, ValueError, KeyError, TypeError, RecursionError) as error:
@@ -49,9 +56,10 @@ def read_answers(path: Path) -> dict:
     if len(found) > 1:
         raise AnswersError(f"{len(found)} answers cells: keep exactly one")
     source = found[0].get("source", "")
-    source = "".join(source) if isinstance(source, list) else source
+    if isinstance(source, list) and all(isinstance(line, str) for line in source):
+        source = "".join(source)
     if not isinstance(source, str):
-        raise AnswersError("answers cell: its source is not text")
+        raise AnswersError("answers cell: its source is not text (nbformat keeps a string or a list of strings)")
     return parse_answers(source)
 
 
@@ -95,9 +103,14 @@ def _depth(node: ast.AST, limit: int = MAX_DEPTH + 1) -> int:
 
 
 def _slot(key) -> int:
-    if isinstance(key, bool) or not isinstance(key, (int, str)) or not str(key).strip().isdigit():
-        raise AnswersError(f"answers cell: key {str(key)[:20]!r} is not a question number")
-    return int(key)
+    """A question number: an int, or text of the digits 0-9 ("3"); anything else (a Unicode digit
+    such as "³", a 400-digit number, a float) is refused, never guessed at."""
+    text = key.strip() if isinstance(key, str) else str(key) if isinstance(key, int) and not isinstance(key, bool) \
+        and abs(key) < 10**6 else None
+    if text is None or not re.fullmatch(r"[0-9]{1,6}", text):
+        shown = repr(key)[:20] if not isinstance(key, int) or abs(key) < 10**20 else f"an integer of {len(str(abs(key)))} digits"
+        raise AnswersError(f"answers cell: key {shown} is not a question number")
+    return int(text)
 
 
 def _checked(value):

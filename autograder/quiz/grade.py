@@ -8,11 +8,14 @@ own tools show quizzes and labs alike, and a rerun grades only what changed.
 """
 from __future__ import annotations
 
+import os
+
 from coursekit.quiz.bank import bank_files
 
 from ..course import Course, Submission
 from ..engine import SubmissionResult, TaskResult
-from ..grade import (BatchReport, Progress, _finish, _publish, context_digest, failed_result, refused_link,
+from .. import submitted
+from ..grade import (BatchReport, Progress, _finish, _publish, context_digest, failed_result, refused,
                      submission_hash)
 from ..gradebook import GradebookWriter
 from ..store import Store
@@ -26,35 +29,43 @@ def quiz_context(spec: QuizSpec, secret: bytes) -> str:
     return context_digest(secret, (spec.origin, spec.solution_path(), *bank_files(spec.banks)))
 
 
-def score_submission(spec: QuizSpec, sub: Submission, secret: bytes) -> dict:
+def score_submission(course: Course, spec: QuizSpec, sub: Submission, secret: bytes) -> dict:
     """The submission's result (SubmissionResult form); a bad submission fails with the reason."""
     try:
-        answers = read_answers(sub.notebook)
+        answers = read_answers(sub.notebook, course.submitted)
     except AnswersError as error:
         return failed_result(sub, spec, str(error))
+    except Exception as error:          # noqa: BLE001 - whatever the file holds, it ends failed, not pending
+        return failed_result(sub, spec, f"invalid notebook: its answers could not be read ({type(error).__name__})")
     questions = student_questions(spec.bank, sub.student_id, secret.decode(), spec.banks)
     tasks = []
     for slot, (task, q) in enumerate(zip(spec.tasks, questions), 1):
         correct, _, note = score_answer(q, answers.get(slot))
+        verdict = "right" if correct else ("wrong" if not note or note.startswith("Read ") else note)
         tasks.append(TaskResult(task.grade_id, task.points if correct else 0.0, task.points, correct,
-                                "right" if correct else (note or "wrong")))
+                                f"{verdict}; {note}" if note.startswith("Read ") else verdict))
     extra = sorted(k for k in answers if not 1 <= k <= len(spec.tasks))
     flags = [f"answers for questions that do not exist: {extra[:5]}"] if extra else []
-    flags += clock_flags(sub)
+    flags += clock_flags(course, sub)
     score = sum(t.points for t in tasks)
     return SubmissionResult(sub.student_id, spec.lab_id, "graded", None, tasks, flags, score,
                             spec.total_points).to_json()
 
 
-def clock_flags(sub: Submission) -> list[str]:
-    """A timestamp.txt that does not parse is flagged: lateness then rests on the file's date."""
+def clock_flags(course: Course, sub: Submission) -> list[str]:
+    """A timestamp.txt that does not parse (or is not a small regular file) is flagged: lateness then
+    rests on the file's date."""
     stamp = sub.notebook.parent / "timestamp.txt"
+    if not os.path.lexists(stamp):
+        return []
+    text = submitted.read_text(stamp, course.submitted)
     try:
         from dateutil.parser import parse
 
-        if stamp.is_file():
-            parse(stamp.read_text(errors="replace")[:100].strip())
-    except (ValueError, OverflowError, OSError):
+        if text is None:
+            raise ValueError("not a small regular file")
+        parse(text[:100].strip())
+    except (ValueError, OverflowError):
         return ["timestamp.txt unreadable: the submission time is the file's date (check lateness by hand)"]
     return []
 
@@ -67,7 +78,7 @@ def grade_quiz(course: Course, assignment: str, *, secret: bytes, student: str |
     with Store(course.results_db) as store, GradebookWriter(course, spec) as gradebook:
         todo = []
         for sub in course.submissions(assignment, student):
-            digest = submission_hash(sub.notebook)
+            digest = submission_hash(course, sub)
             row = store.get(assignment, sub.student_id, digest)
             if row is None or row.context != context or regrade or (retry_failed and row.status == "failed"):
                 todo.append((sub, digest))
@@ -76,9 +87,9 @@ def grade_quiz(course: Course, assignment: str, *, secret: bytes, student: str |
                 _publish(course, spec, gradebook, report, sub, digest, row.result)
         bar = Progress(len(todo), f"grading {assignment}", progress)
         for sub, digest in todo:
-            refused = refused_link(course, spec, sub)
+            refusal = refused(course, spec, sub)
             try:
-                result = failed_result(sub, spec, refused) if refused else score_submission(spec, sub, secret)
+                result = failed_result(sub, spec, refusal) if refusal else score_submission(course, spec, sub, secret)
             except Exception as error:          # noqa: BLE001 - the grader's fault: left pending, batch goes on
                 report.errors.append((sub.student_id, f"{type(error).__name__}: {error}"))
                 bar.update(f"{sub.student_id}: grader error")

@@ -4,7 +4,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from coursekit.quiz.engine import Question, grade, parse_number, within
+from coursekit.quiz.engine import Question, grade, within
+from coursekit.quiz.numbers import Reading, read_number
 
 
 def to_response(q: Question, answer: Any) -> Any:
@@ -23,18 +24,23 @@ def to_response(q: Question, answer: Any) -> Any:
         else:
             raise ValueError(f"expected a list of letters, got {str(answer)[:40]!r}")
         return frozenset(q.index_of_letter(str(x)) for x in letters)
-    return parse_number(answer)
+    return read_number(answer, q.item.units)      # the lesson widget's reader: one parser for both
 
 
 def score_answer(q: Question, answer: Any) -> tuple[bool, Any, str]:
-    """(correct, response, note) for one written answer; a blank or malformed answer scores zero."""
+    """(correct, response, note) for one written answer; a blank or malformed answer scores zero with
+    the reason, whatever the value (a 400-digit integer, a nested list): every answer ends scored.
+    For a number typed as text the note says how it was read ("Read your answer as 730,000 ...")."""
     if answer is None:
         return False, None, "no answer"
     try:
         response = to_response(q, answer)
-    except (ValueError, TypeError, IndexError, KeyError) as exc:
-        return False, None, f"unreadable answer: {exc}"
-    return grade(q, response).correct, response, ""
+    except Exception as exc:            # noqa: BLE001 - a student's value never leaves the quiz pending
+        return False, None, f"unreadable answer: {str(exc)[:200]}"
+    how = ""
+    if isinstance(response, Reading):
+        response, how = response.value, response.how if isinstance(answer, str) else ""
+    return grade(q, response).correct, response, how
 
 
 def choice_label(q: Question, response: Any, answer: Any) -> list[str]:

@@ -149,13 +149,17 @@ def run_check(path: Path, every_cell: bool = False) -> tuple[str, list[TaskCheck
     return lab_id, check_namespace(lab_id, shell.user_ns), problems
 
 
-def check_namespace(lab_id: str, namespace: dict) -> list[TaskCheck]:
-    """Every task's visible cases on the functions defined in `namespace`."""
+def check_namespace(lab_id: str, namespace: dict, in_notebook: frozenset = frozenset()) -> list[TaskCheck]:
+    """Every task's visible cases on the functions defined in `namespace`; `in_notebook` names the
+    functions the notebook's cells define, so a missing one whose cell exists is said to be not run."""
     checks = []
     for task in load_checks(lab_id).values():
         fn = namespace.get(task.function)
         if not callable(fn):
-            checks.append(TaskCheck(task.grade_id, task.title, False, f"define a function named {task.function}"))
+            why = (f"the cell that defines {task.function} has not run in this kernel (Run All stops at the "
+                   "first error: run that cell, Shift+Enter)" if task.function in in_notebook
+                   else f"define a function named {task.function}")
+            checks.append(TaskCheck(task.grade_id, task.title, False, why))
             continue
         printed = io.StringIO()
         try:
@@ -208,7 +212,11 @@ def check_notebook(path: Path, every_cell: bool = False) -> int:
     path = Path(path).resolve()                       # running the cells changes the working folder
     stale = unsaved_work(path) if path.is_file() else None   # asked first: running the cells takes a while
     lab_id, checks, problems = run_check(path, every_cell)
-    print(render(lab_id, checks, problems))
+    report = render(lab_id, checks, problems)
+    print(report)
+    from .last import remember
+
+    remember(lab_id, report, f"course check {path.name}")
     print(saved_version(path))
     passed = sum(c.passed for c in checks)
     if stale:

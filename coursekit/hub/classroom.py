@@ -9,6 +9,10 @@
     <data>/home/<username>/         each person's home, mode 0700
     <data>/instructor-secret        the grading secret, readable by root, handed to instructors' servers
     <data>/admin-token              API token of the `course-admin` service (root only): scripts, benchmarks
+    <data>/tutor.json               the class's tutor, if the instructor set one up (`course tutor setup
+                                    --class-config`): students' servers get it as COURSE_TUTOR_CONFIG
+    <data>/tutor-asks/              opt-in counts of questions per task (never their text): students write
+                                    their own file, list nothing (1733); `course tutor counts` reads it
 
 Everything a class needs to carry on after a restart lives here; nothing is in the repository.
 """
@@ -57,6 +61,8 @@ class Layout:
     secret = property(lambda self: self.data / "instructor-secret")
     admin_token = property(lambda self: self.data / "admin-token")
     homes = property(lambda self: self.data / "home")
+    tutor_config = property(lambda self: self.data / "tutor.json")
+    tutor_asks = property(lambda self: self.data / "tutor-asks")
 
     def home(self, username: str) -> Path:
         return self.homes / username
@@ -113,6 +119,8 @@ def prepare(layout: Layout, roster: Roster, settings: Settings) -> list[Path]:
     layout.exchange.mkdir(exist_ok=True)
     os.chmod(layout.exchange, 0o1777)
     write_server_config(layout.jupyter_config, layout.exchange)
+    layout.tutor_asks.mkdir(exist_ok=True)
+    os.chmod(layout.tutor_asks, 0o1733)   # like nbgrader's inbound: write your own file, read no one's
     for path in (layout.cookie_secret, layout.proxy_token, layout.secret, layout.admin_token):
         _private_token(path)
     source = Path(settings.course_source)

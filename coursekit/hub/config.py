@@ -24,6 +24,8 @@ def server_environment(layout: Layout, username: str, instructor: bool) -> tuple
            "JUPYTER_CONFIG_PATH": os.pathsep.join(shared),
            "COURSE_ROOT": str(course_root())}      # lessons import coursekit and read quiz banks from here
     if not instructor:
+        if layout.tutor_config.is_file():     # the class's tutor: endpoint, limits, labs it is off for
+            env["COURSE_TUTOR_CONFIG"] = str(layout.tutor_config)
         return env, str(home)
     course = home / INSTRUCTOR_COURSE
     env.update(COURSE_ROOT=str(course), AUTOGRADER_SPEC_PATH=str(course / "specs"),

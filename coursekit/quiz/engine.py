@@ -13,6 +13,7 @@ from typing import Any, Callable, Iterable
 
 from ..seeds import derive_seed, rng_for  # noqa: F401  (quizzes' seeds, re-exported)
 from .bank import Bank, Item
+from .numbers import read_number
 
 LETTERS = string.ascii_uppercase
 
@@ -207,15 +208,10 @@ def outside_tolerance(target: float, tolerance: dict) -> float:
     return target + 3 * width if width else target + 1.0
 
 
-def parse_number(response: Any) -> float:
-    if isinstance(response, bool):
-        raise ValueError("a number is needed, not true/false")
-    if isinstance(response, str):
-        response = response.strip().replace(",", "").replace("_", "")
-    value = float(response)
-    if not math.isfinite(value):
-        raise ValueError(f"{response!r} is not a finite number")
-    return value
+def parse_number(response: Any, units: str = "") -> float:
+    """A numeric response as a float: the course's one number reader (coursekit/quiz/numbers.py);
+    raises UnreadableNumber (a ValueError) with a message for anything it will not guess at."""
+    return read_number(response, units).value
 
 
 def grade(q: Question, response: Any) -> Outcome:
@@ -237,7 +233,7 @@ def grade(q: Question, response: Any) -> Outcome:
         if not chosen:
             lines.insert(0, "No option selected.")
         return Outcome(chosen == key, "\n".join(lines), q.explanation, chosen)
-    value = parse_number(response)
+    value = parse_number(response, item.units)
     if within(value, q.answer, item.tolerance):
         return Outcome(True, q.feedback.get("correct", ""), q.explanation, value)
     for mistake, feedback in q.mistakes:

@@ -15,7 +15,7 @@ from typing import Any, Callable
 import ipywidgets as widgets
 
 from .engine import Question, grade, key_text, Outcome
-from .numbers import UnreadableNumber, parse_number
+from .numbers import Reading, UnreadableNumber, read_number
 
 STYLE = """<style>
 .course-quiz { border: 1px solid var(--jp-border-color2); border-radius: 4px; padding: 6px 10px;
@@ -129,13 +129,20 @@ class QuestionView:
             chosen = frozenset(i for i, box in self.boxes.items() if box.value)
             return chosen or None
         text = self.input.value.strip()
-        return parse_number(text, self.q.item.units) if text else None
+        if not text:
+            return None
+        self.reading = read_number(text, self.q.item.units)   # the graded scorer reads numbers the same way
+        return self.reading.value
 
     def read_as(self, response: Any) -> str:
-        """How a typed number was read, shown with the feedback so a misreading is visible."""
+        """How a typed number was read (scale words included), shown with the feedback so a misreading
+        is visible."""
         if self.q.type in ("single", "multi") or response is None:
             return ""
-        return f"Read your answer as {response:,.6g}{' ' + self.q.item.units if self.q.item.units else ''}."
+        reading = getattr(self, "reading", None)
+        if isinstance(reading, Reading) and reading.value == response:
+            return reading.how
+        return read_number(response, self.q.item.units).how
 
     def set_response(self, response: Any) -> None:
         """Set the input as a learner would (used by tests and scripts)."""

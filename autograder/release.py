@@ -1,0 +1,47 @@
+"""nbgrader's release to the exchange, limited to the release allowlist (docs/INSTRUCTORS.md).
+
+`nbgrader release_assignment` (and formgrader's Release button, and the hub's instructor) copies
+the whole of labs/<lab>/ to the exchange, filtered only by `CourseDirectory.ignore`. The course's
+nbgrader_config.py plugs this class in instead, so whatever sits in labs/<lab>/ (a file dropped there
+by hand, or by formgrader's Generate, which copies every file of solutions/<lab>/), only the files
+`autograder generate` would release reach students; every other one is named in the log.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+from pathlib import Path, PurePosixPath
+
+from nbgrader.exchange.default import ExchangeReleaseAssignment
+
+
+class AllowlistReleaseAssignment(ExchangeReleaseAssignment):
+    def do_copy(self, src, dest, log=None):
+        from .course import Course
+        from .generate import release_files
+
+        lab = self.coursedir.assignment_id
+        try:
+            allowed = release_files(Course.find(self.coursedir.root), lab)
+        except Exception as error:     # noqa: BLE001  (no spec, a bad data entry: release nothing)
+            self.fail(f"not releasing {lab}: its release files cannot be determined ({error})")
+        source = Path(src)
+        for folder, dirs, files in os.walk(source):
+            for name in sorted(files + [d for d in dirs if os.path.islink(os.path.join(folder, d))]):
+                rel = PurePosixPath((Path(folder) / name).relative_to(source).as_posix())
+                if rel not in allowed:
+                    self.log.warning("not released: %s (only %s go to students)", Path(folder) / name,
+                                     ", ".join(sorted(map(str, allowed))))
+        os.makedirs(dest, exist_ok=True)
+        for rel in sorted(allowed, key=str):
+            path = source / str(rel)
+            if not os.path.lexists(path):
+                self.fail(f"{path} is missing: run `autograder generate {lab}` first")
+            if not stat.S_ISREG(os.lstat(path).st_mode):
+                self.fail(f"{path} is not a regular file: run `autograder generate {lab}` again")
+            target = Path(dest) / str(rel)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with open(path, "rb", opener=lambda p, f: os.open(p, f | os.O_NOFOLLOW)) as reader, \
+                    open(target, "wb") as writer:
+                shutil.copyfileobj(reader, writer)
