@@ -195,3 +195,42 @@ def test_a_saved_figure_reopens_with_its_text_alternative(lab_server, page):
     assert image.get_attribute("alt") == out.alt
     details = page.locator(".jp-OutputArea details").first     # closed until opened: read its text
     assert details.locator("summary").inner_text() == "Figure as text" and out.alt in details.text_content()
+
+
+def test_lab4_dashboard_audited_and_moved_by_keyboard(lab_server, page):
+    """Lab 4's sliders: axe on the dashboard's output, its figure's alt text carries the summary's numbers,
+    and a slider moved with the arrow keys redraws the plot and its text alternative."""
+    import uuid
+
+    import nbformat
+
+    from test_m4_browser import DASHBOARD
+
+    folder = lab_server.root / f"a11y-dashboard-{uuid.uuid4().hex[:8]}"
+    folder.mkdir()
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.cells = [nbformat.v4.new_markdown_cell("# Cost model"), nbformat.v4.new_code_cell(DASHBOARD.strip())]
+    nbformat.write(nb, folder / "dashboard.ipynb")
+    open_notebook(page, lab_server, f"{folder.name}/dashboard.ipynb")
+    summary_line = page.locator(".widget-html:visible", has_text="tokens/s").first
+    run_all_cells(page, until=summary_line)
+    image = page.locator(".jp-OutputArea img:visible").first
+    image.wait_for()
+    before = image.get_attribute("alt")
+    cost = re.search(r"\$\d+\.\d\d per million", summary_line.inner_text()).group(0)
+    assert cost.split(" per")[0] in before, (cost, before[:200])
+    # ipywidgets' slider handles (noUiSlider, role=slider) carry no accessible name and ipywidgets offers
+    # no way to give them one: a known upstream gap (docs/ACCESSIBILITY.md), the only one allowed here.
+    found = blocking(run_axe(page, CONTENT))
+    for v in found:
+        v["nodes"] = [n for n in v["nodes"] if not (v["id"] == "aria-input-field-name" and "noUi-handle" in n["html"])]
+    left = [v for v in found if v["nodes"]]
+    assert not left, "axe on Lab 4's dashboard:\n" + summary(left)
+
+    handle = page.locator(".widget-slider:visible .noUi-handle").first     # the training bill, $M
+    handle.focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("old => [...document.querySelectorAll('.jp-OutputArea img')].some("
+                           "i => i.offsetParent !== null && i.getAttribute('alt') !== old)", arg=before, timeout=60_000)
+    assert "training bill ($M)" in page.locator(".widget-slider:visible").first.inner_text()
