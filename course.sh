@@ -53,13 +53,31 @@ install_browser() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium chromium-driver >/dev/null
 }
 
+# axe-core (the accessibility checker the browser tests inject into Chromium) and MathJax, pinned by
+# tests/a11y/package-lock.json and installed from npm into tests/a11y/node_modules (never a CDN).
+install_axe() {
+  local dir="$here/tests/a11y" want
+  want="$(sha256sum "$dir/package-lock.json" | cut -c1-16)"
+  if [ -f "$dir/node_modules/.course-lock" ] && [ "$(cat "$dir/node_modules/.course-lock")" = "$want" ]; then return; fi
+  if ! command -v npm >/dev/null; then
+    echo "==> installing Debian's nodejs and npm for the accessibility tests"
+    local sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    command -v apt-get >/dev/null || die "no npm and no apt-get: install Node.js 18+ with npm, then run ./course.sh test again"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq nodejs npm >/dev/null
+  fi
+  echo "==> installing axe-core and MathJax from npm into tests/a11y (pinned by its package-lock.json)"
+  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) || die "npm ci in tests/a11y failed"
+  echo "$want" >"$dir/node_modules/.course-lock"
+}
+
 cmd="${1:-}"; [ $# -gt 0 ] && shift
 case "$cmd" in
   start)
     make_venv; pip_install ""
     exec "$venv/bin/course" start "$@" ;;
   test)
-    make_venv; pip_install "[test,hub,site]"; install_browser
+    make_venv; pip_install "[test,hub,site]"; install_browser; install_axe
     exec "$venv/bin/python" -m pytest "$@" ;;
   hub)
     make_venv; pip_install "[hub]"

@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 from .course import Course, ensure_alembic_on_path
+from .feedback_html import fix_folder
 
 
 def _labs(course: Course, lab: str | None, quizzes: bool = False) -> list[str]:
@@ -86,8 +87,8 @@ def cmd_feedback(args, course: Course) -> int:
             for student, error in _feedback_per_student(course, lab):
                 print(f"{lab}: no feedback for {student}: {error}", file=sys.stderr)
                 problems += 1
-        made = sorted(course.feedback.glob(f"*/{lab}/*.html"))
-        print(f"{lab}: {len(made)} feedback file(s) in {course.feedback}")
+        made = fix_folder(course.feedback, lab)      # lang, link contrast, keyboard-reachable output boxes
+        print(f"{lab}: {made} feedback file(s) in {course.feedback}")
     return 1 if problems else 0
 
 

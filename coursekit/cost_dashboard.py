@@ -6,14 +6,15 @@ stores its numbers in `dashboard.state` and its figure in `dashboard.figure` (te
 """
 from __future__ import annotations
 
-import io
+import re
 from typing import Callable
 
 import ipywidgets as widgets
-from IPython.display import Image, display
+from IPython.display import display
 from matplotlib.figure import Figure
 
 from coursekit.calc.tco import DAYS_PER_YEAR, cumulative, daily_costs, tornado
+from coursekit.figures import HATCHES, PALETTE, REFERENCE, figure_output
 
 HORIZON_DAYS = 3 * DAYS_PER_YEAR
 TORNADO_LABELS = {"tokens_per_day_m": "demand (/2, x2)", "growth": "demand growth", "decline": "price decline",
@@ -101,28 +102,31 @@ class CostDashboard:
         self.figure = Figure(figsize=(15, 4))
         left, right, sens = self.figure.subplots(1, 3)
         years = [(d + 1) / DAYS_PER_YEAR for d in range(HORIZON_DAYS)]
-        left.plot(years, [c / 1e6 for c in st["cumulative"]], label="serving, cumulative")
-        left.axhline(st["training"] / 1e6, color="tab:red", linestyle="--", label="training (one-time)")
+        left.plot(years, [c / 1e6 for c in st["cumulative"]], color=PALETTE[0], linestyle="-", marker="None",
+                  label="serving, cumulative")
+        left.axhline(st["training"] / 1e6, color=PALETTE[1], linestyle="--", label="training (one-time)")
         if be is not None and be <= HORIZON_DAYS:
-            left.plot([be / DAYS_PER_YEAR], [st["training"] / 1e6], "ko", label=f"break-even, day {be:,}")
+            left.plot([be / DAYS_PER_YEAR], [st["training"] / 1e6], "kD", label=f"break-even, day {be:,}")
         left.set(xlabel="years in service", ylabel="$ million", title="Training vs cumulative serving cost")
         left.legend(fontsize=8)
         names = [r["lever"] for r in st["levers"]]
-        right.barh(names[::-1], [r["cost_per_million"] for r in st["levers"]][::-1], color="tab:green")
+        right.barh(names[::-1], [r["cost_per_million"] for r in st["levers"]][::-1], color=PALETTE[2])
         right.set(xlabel="$ per million decode tokens", title="Levers, each alone, cheapest on top")
         rows = st["tornado"][::-1]
         for i, r in enumerate(rows):
             low, high = sorted((r["low"] / 1e6, r["high"] / 1e6))
-            sens.barh(i, high - low, left=low, color="tab:purple")
+            sens.barh(i, high - low, left=low, color=PALETTE[3], hatch=HATCHES[1])
         sens.set_yticks(range(len(rows)), [TORNADO_LABELS[r["input"]] for r in rows])
-        sens.axvline(sum(daily_costs(st["daily"], HORIZON_DAYS, st["growth"], st["decline"])) / 1e6, color="k", lw=1)
+        sens.axvline(sum(daily_costs(st["daily"], HORIZON_DAYS, st["growth"], st["decline"])) / 1e6, color=REFERENCE, lw=1,
+                     label="3-year serving cost at the current inputs")
         sens.set(xlabel="3-year serving cost, $ million", title="Sensitivity (each input low/high)")
         self.figure.tight_layout()
-        png = io.BytesIO()   # a PNG, so the plot shows without pyplot's inline backend being loaded
-        self.figure.savefig(png, format="png", dpi=80)
+        # A PNG with its text alternative (no pyplot needed); the summary line above repeats the key numbers.
+        self.figure_output = figure_output(self.figure, "Lab 4 cost dashboard at the current slider values: "
+                                           + re.sub("<[^>]+>", "", self.summary.value), dpi=80)
         with self.output:
             self.output.clear_output(wait=True)
-            display(Image(png.getvalue()))
+            display(self.figure_output)
 
     def show(self) -> None:
         display(widgets.VBox([*self.sliders.values(), self.summary, self.output]))

@@ -173,12 +173,15 @@ def format_report(modules: list[Module]) -> str:
 
 
 def report_html(modules: list[Module], link_from: str = "course") -> str:
-    """The same report as a table; links are relative to the folder `link_from` (the start page's)."""
-    rows = []
+    """The same report as a table; links are relative to the folder `link_from` (the start page's).
+    Column headers, and one row group per module headed by its title, so a screen reader can say
+    which module and column a cell belongs to."""
+    rows = ["<thead><tr><th scope='col'>State</th><th scope='col'>Lesson, lab or test</th>"
+            "<th scope='col'>Result</th></tr></thead>"]
     for module in modules:
         share = module.done / len(module.items) if module.items else 0
-        rows.append(f"<tr><th colspan='3' style='text-align:left'>{html.escape(module.title)}: {module.done} of "
-                    f"{len(module.items)} done ({100 * share:.0f}%)</th></tr>")
+        rows.append(f"<tbody><tr><th colspan='3' scope='rowgroup' style='text-align:left'>{html.escape(module.title)}: "
+                    f"{module.done} of {len(module.items)} done ({100 * share:.0f}%)</th></tr>")
         for item in module.items:
             href = Path("/".join([".."] * len(Path(link_from).parts)), item.path).as_posix()
             state = f"<strong>{item.state}, next</strong>" if item.next else item.state
@@ -186,5 +189,6 @@ def report_html(modules: list[Module], link_from: str = "course") -> str:
                         f"{' course-progress-next' if item.next else ''}'><td>{state}</td>"
                         f"<td><a href='{html.escape(href)}'>{html.escape(item.title)}</a></td>"
                         f"<td>{html.escape(item.detail)}</td></tr>")
-    return (f"<table class='course-progress-table'><tbody>{''.join(rows)}</tbody></table>"
+        rows.append("</tbody>")
+    return (f"<table class='course-progress-table'>{''.join(rows)}</table>"
             f"<p style='color: var(--jp-ui-font-color2)'>{html.escape(MEANING)}</p>")

@@ -109,3 +109,7 @@ def test_sliders_recompute_and_redraw(solution):
     assert f"${dash.state['cost_per_million']:.2f}" in dash.summary.value
     bars = [t.get_text() for t in dash.figure.axes[1].get_yticklabels()]
     assert set(bars) == set(lever_set) and len(dash.state["tornado"]) == len(dash.figure.axes[2].patches)
+    # The redrawn figure's text alternative follows the sliders: the summary's numbers, each lever's bar.
+    alt = dash.figure_output.alt
+    assert f"${dash.state['cost_per_million']:.2f}" in alt and "Levers, each alone, cheapest on top" in alt
+    assert all(f"{name}: " in alt for name in lever_set) and dash.figure_output.problems == []

@@ -109,3 +109,9 @@ def test_the_next_step_is_marked(store):
     assert f"-> {NOT_STARTED:<12} {modules[0].items[1].title}" in format_report(modules)
     html = report_html(modules)
     assert html.count("course-progress-next") == 1 and "<strong>not started, next</strong>" in html
+
+
+def test_the_table_has_column_headers_and_a_header_per_module(store):
+    html = report_html(course_report())
+    assert "<thead><tr><th scope='col'>State</th><th scope='col'>Lesson, lab or test</th><th scope='col'>Result</th>" in html
+    assert html.count("scope='rowgroup'") == html.count("<tbody>") == 5

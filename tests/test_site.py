@@ -82,11 +82,11 @@ def html_path(page: str) -> str:
 
 
 def draws_figures(page: str) -> bool:
-    """A lesson whose code calls plt.show() must show its figures (labs plot only once solved)."""
+    """A lesson whose code calls show_figure() must show its figures (labs plot only once solved)."""
     if not page.startswith("course/"):
         return False
     nb = nbformat.read(ROOT / page, as_version=4)
-    return any("plt.show()" in c.source for c in nb.cells if c.cell_type == "code")
+    return any("show_figure(" in c.source for c in nb.cells if c.cell_type == "code")
 
 
 READ_PAGE = """() => {
@@ -172,3 +172,114 @@ def test_cached_notebooks_are_executed_again_when_the_library_or_a_bank_changes(
         (tmp_path / rel).write_text("changed\n")
         assert code_fingerprint(tmp_path) != before
         before = code_fingerprint(tmp_path)
+
+
+ZOOMED = {"width": 640, "height": 400}   # 1280x800 at 200% zoom: the CSS pixels a zoomed page lays out in
+IMG_ALTS = "() => [...document.querySelectorAll('main .cell_output img')].map(i => i.getAttribute('alt') || '')"
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_every_page_passes_axe_and_every_figure_has_alt_text(site_url, page):
+    """axe-core's WCAG 2.1 A/AA rules on every page of the built site: no serious or critical violation;
+    every figure has its text alternative and every table its header cells."""
+    from axe import axe_version, blocking, run_axe, summary
+    from test_figures import meaningful
+
+    problems, counted = [], {}
+    for rel in ["index.md", *PAGES]:
+        page.goto(urljoin(site_url, html_path(rel)))
+        found = blocking(run_axe(page))
+        for v in found:
+            counted[v["id"]] = counted.get(v["id"], 0) + len(v["nodes"])
+        if found:
+            problems.append(summary(found, f"{rel}: "))
+        headless = page.evaluate("() => [...document.querySelectorAll('main table')].filter(t => !t.querySelector('th')).length")
+        if headless:
+            problems.append(f"{rel}: {headless} data table(s) without header cells")
+        bad = [alt[:60] for alt in page.evaluate(IMG_ALTS) if not meaningful(alt)]
+        if bad:
+            problems.append(f"{rel}: figures without a text alternative: {bad}")
+    print(f"axe-core {axe_version()} on {1 + len(PAGES)} pages: serious/critical by rule {counted or 'none'}")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_pages_reflow_at_200_percent_zoom(site_url, browser):
+    """At 200% zoom on a 1280x800 screen nothing needs scrolling sideways (WCAG 1.4.4, 1.4.10): the
+    text, the figures and the menu button to the module navigation all fit the width."""
+    context = browser.new_context(viewport=ZOOMED)
+    page = context.new_page()
+    try:
+        for rel in ["index.md", "course/m1-training-vs-inference/03-compute-or-bandwidth.ipynb", "docs/reading-list.md"]:
+            page.goto(urljoin(site_url, html_path(rel)))
+            seen = page.evaluate("""() => ({
+                width: window.innerWidth, scroll: document.documentElement.scrollWidth,
+                text: (document.querySelector('main') || document.body).innerText.length,
+                figures: [...document.querySelectorAll('main .cell_output img')].map(i => i.getBoundingClientRect().right),
+            })""")
+            assert seen["scroll"] <= seen["width"] + 1, (rel, seen)
+            assert seen["text"] > 200 and all(right <= seen["width"] + 1 for right in seen["figures"]), (rel, seen)
+            assert page.locator("button.primary-toggle:visible").count(), f"{rel}: no menu button at 200% zoom"
+    finally:
+        context.close()
+
+
+def test_site_config_turns_on_mathjax_assistive_output():
+    from coursekit.site.build import CONF_PY, SEARCH_BUTTON
+
+    conf = CONF_PY.format(title="t")
+    assert '"enableAssistiveMml": True' in conf
+    assert "aria-label" not in SEARCH_BUTTON and "Search" in SEARCH_BUTTON
+
+
+MATHJAX_CDN = "https://cdn.jsdelivr.net/npm/mathjax@3/"
+MATHJAX_LOCAL = ROOT / "tests" / "a11y" / "node_modules" / "mathjax"
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_formulas_reach_screen_readers_as_mathml(site_url, page):
+    """The site loads MathJax from its CDN; here the same major version comes from npm (tests/a11y), so the
+    test sees what a reader's browser renders: every formula gets MathJax's assistive MathML, and the
+    page with it still passes axe."""
+    from axe import blocking, run_axe, summary
+
+    def from_npm(route):
+        local = MATHJAX_LOCAL / route.request.url[len(MATHJAX_CDN):].split("?")[0]
+        route.fulfill(path=str(local)) if local.is_file() else route.fulfill(status=404)
+
+    page.route(MATHJAX_CDN + "**", from_npm)
+    page.goto(urljoin(site_url, "course/m5-co-design/01-inference-aware-scaling.html"))
+    formulas = page.locator("main .math").count()
+    assert formulas > 0
+    page.wait_for_function(f"() => document.querySelectorAll('main mjx-container').length >= {formulas}", timeout=60_000)
+    mathml = page.evaluate("() => [...document.querySelectorAll('main mjx-container')].map(c => "
+                           "(c.querySelector('mjx-assistive-mml math') || {}).outerHTML || '')")
+    assert len(mathml) >= formulas and all(re.search(r"<m[ion]\b", m) for m in mathml), mathml[:3]
+    found = blocking(run_axe(page))
+    assert not found, summary(found)
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_dark_mode_pages_pass_axe(site_url, browser):
+    """The theme follows the reader's dark-mode setting: a representative set of pages (start page, a
+    lesson, a lab, a module test, an errata page), audited again in dark mode (contrast included)."""
+    from axe import blocking, run_axe, summary
+
+    context = browser.new_context(color_scheme="dark")
+    page = context.new_page()
+    problems = []
+    try:
+        for rel in ["index.md", "course/m1-training-vs-inference/01-what-each-does.ipynb", "labs/lab1-roofline/lab1-roofline.ipynb",
+                    "course/m4-economics/module-test.ipynb", "docs/errata/m4.md"]:
+            page.goto(urljoin(site_url, html_path(rel)))
+            assert page.evaluate("document.documentElement.dataset.theme") == "dark", rel
+            found = blocking(run_axe(page))
+            if found:
+                problems.append(summary(found, f"{rel} (dark): "))
+    finally:
+        context.close()
+    assert not problems, "\n".join(problems)

@@ -45,6 +45,9 @@ STYLE = """<style>
 .course-quiz-score { font-weight: bold; color: var(--jp-ui-font-color1); }
 .course-quiz-error { border-left: 4px solid var(--jp-error-color1); padding: 4px 8px;
   background: var(--jp-layout-color2); color: var(--jp-ui-font-color1); white-space: pre-wrap; }
+/* a visible focus ring on every control (WCAG 2.4.7): ipywidgets' text box had none */
+.course-quiz input:focus-visible, .course-quiz button:focus-visible {
+  outline: 2px solid var(--jp-brand-color1) !important; outline-offset: 1px; }
 </style>"""
 
 FULL = widgets.Layout(width="100%")
@@ -69,7 +72,7 @@ def error_widget(title: str, problems) -> widgets.HTML:
 
 def feedback_html(outcome: Outcome | None, *, note: str = "", explain: bool = False, key: str = "") -> str:
     if outcome is None:
-        return f"<div class='course-quiz-feedback course-quiz-hint'>{to_html(note)}</div>"
+        return f"<div class='course-quiz-feedback course-quiz-hint' role='alert'>{to_html(note)}</div>"
     verdict = "course-quiz-correct" if outcome.correct else "course-quiz-incorrect"
     head = "Correct." if outcome.correct else "Not quite."
     parts = [f"<b>{head}</b> {to_html(outcome.feedback)}"]
@@ -79,14 +82,14 @@ def feedback_html(outcome: Outcome | None, *, note: str = "", explain: bool = Fa
         parts.append(f"<div class='course-quiz-explanation'><b>Why:</b> {to_html(outcome.explanation)}</div>")
     if note:
         parts.append(f"<div>{to_html(note)}</div>")
-    return f"<div class='course-quiz-feedback {verdict}'>{''.join(parts)}</div>"
+    return f"<div class='course-quiz-feedback {verdict}' role='alert'>{''.join(parts)}</div>"
 
 
 class QuestionView:
     """One question's widgets: stem, input (radio / checkboxes / number), feedback area."""
 
     def __init__(self, q: Question, number: int):
-        self.q = q
+        self.q, self.number = q, number
         stem = widgets.HTML(f"<div class='course-quiz-stem'><b>{number}.</b> {to_html(q.stem)}</div>", layout=FULL)
         if q.type == "single":
             self.input = widgets.RadioButtons(options=[(f"{q.letter(i)}. {t}", i) for i, t in q.choices()],
@@ -103,8 +106,13 @@ class QuestionView:
             inputs = [self.input]
         else:
             # Text, not FloatText: the browser's number box drops "36,500" and keeps the old value.
-            self.input = widgets.Text(description="Answer:", placeholder="e.g. 36500 or 0.075",
-                                      layout=widgets.Layout(width="18em"))
+            # The label is the input's accessible name (ipywidgets links it with `for`): number and unit.
+            units = f", in {q.item.units}" if q.item.units else ""
+            self.input = widgets.Text(description=f"Answer to question {number}{units}:", placeholder="e.g. 36500 or 0.075",
+                                      style={"description_width": "initial"}, layout=widgets.Layout(width="auto"),
+                                      # sent on Enter or Tab, so a Check right after typing never sees a
+                                      # half-synced value (keystrokes queue behind the first one's update)
+                                      continuous_update=False)
             self.input.add_class("course-quiz-number")
             inputs = [widgets.HBox([self.input, widgets.HTML(html.escape(q.item.units))])]
         self.feedback = widgets.HTML("", layout=FULL)
@@ -176,7 +184,7 @@ class LessonQuizView:
                                  + (f"<div class='course-quiz-history'>{to_html(history)}</div>" if history else ""))]
         self.check_buttons = []
         for view in self.questions:
-            button = widgets.Button(description="Check", button_style="primary", icon="check")
+            button = widgets.Button(description=f"Check answer {view.number}", button_style="primary", icon="check")
             button.add_class("course-quiz-check")
             button.on_click(lambda _b, v=view, b=button: self.check(v, b))
             self.check_buttons.append(button)
@@ -275,13 +283,13 @@ class ModuleTestView:
             except UnreadableNumber as exc:
                 unreadable.append(f"{n}: {exc}")
         if unreadable:
-            self.result.value = ("<div class='course-quiz-feedback course-quiz-hint'>Not submitted: fix these answers "
+            self.result.value = ("<div class='course-quiz-feedback course-quiz-hint' role='alert'>Not submitted: fix these answers "
                                  f"first.<br>{'<br>'.join(map(to_html, unreadable))}</div>")
             return None
         missing = [n for n, v in enumerate(self.questions, 1) if v.response() is None]
         if missing and not (force or self._warned):
             self._warned = True
-            self.result.value = (f"<div class='course-quiz-feedback course-quiz-hint'>Unanswered: "
+            self.result.value = (f"<div class='course-quiz-feedback course-quiz-hint' role='alert'>Unanswered: "
                                  f"{', '.join(map(str, missing))}. Click Submit again to submit anyway "
                                  "(unanswered questions score zero).</div>")
             return None
@@ -302,7 +310,7 @@ class ModuleTestView:
         passed = total > 0 and score / total >= self.pass_mark - 1e-12
         note = _safe_record(lambda: self.on_submit(items)) if self.on_submit else ""
         verdict = "course-quiz-correct" if passed else "course-quiz-incorrect"
-        self.result.value = (f"<div class='course-quiz-feedback {verdict}'><span class='course-quiz-score'>"
+        self.result.value = (f"<div class='course-quiz-feedback {verdict}' role='alert'><span class='course-quiz-score'>"
                              f"Score: {score} / {total} ({score / total if total else 0:.0%}): "
                              f"{'passed' if passed else f'not passed (pass mark {self.pass_mark:.0%})'}"
                              f"</span> {to_html(note)}</div>")

@@ -40,7 +40,19 @@ html_theme = "sphinx_book_theme"
 html_theme_options = {{"show_navbar_depth": 1, "home_page_in_toc": True}}
 exclude_patterns = ["_build", "**/.ipynb_checkpoints"]
 suppress_warnings = ["mystnb.unknown_mime_type", "myst.header"]
+templates_path = ["_templates"]
+# Formulas as MathML beside the rendered maths, which screen readers read (MathJax's assistive output).
+mathjax3_config = {{"options": {{"enableAssistiveMml": True}}}}
 '''
+# The theme's search button is labelled "Search" but shows "Search Ctrl+K": a speech-input user saying
+# what they see missed it (axe: label-content-name-mismatch, WCAG 2.5.3). Its name is now its text.
+SEARCH_BUTTON = """<button class="btn search-button-field search-button__button pst-js-only" title="Search (Ctrl+K)"
+  data-bs-placement="bottom" data-bs-toggle="tooltip">
+ <i class="fa-solid fa-magnifying-glass" aria-hidden="true"></i>
+ <span class="search-button__default-text">Search</span>
+ <span class="search-button__kbd-shortcut"><kbd class="kbd-shortcut__modifier">Ctrl</kbd>+<kbd class="kbd-shortcut__modifier">K</kbd></span>
+</button>
+"""
 
 
 @dataclass
@@ -114,6 +126,8 @@ def stage(root: Path, out: Path, log=print) -> Path:
             write_if_changed(source / rel, nbformat.writes(nb))
     write_if_changed(source / "index.md", start_page(modules))
     write_if_changed(source / "conf.py", CONF_PY.format(title=SITE_TITLE))
+    for where in ("search-button-field.html", "components/search-button-field.html"):   # sidebar, navbar
+        write_if_changed(source / "_templates" / where, SEARCH_BUTTON)
     return source
 
 
