@@ -64,6 +64,14 @@ API_PRICES = {p.model: p for p in (GPT4O_2024_08, GPT4O_MINI, CLAUDE35_SONNET)}
 # source: Raymond James estimate reported by CNBC, "Nvidia's H100 ... $25,000 to $30,000" (2023); upper end.
 H100_PURCHASE = 30_000.0
 H100_SXM_KW = 0.700        # source: NVIDIA H100 datasheet (2023): max TDP 700 W (SXM)
+# Owning a GPU means owning its share of a server: CPUs, memory, NVMe, NICs, NVSwitch board, chassis. A cloud's
+# per-GPU hourly price covers all of that, so compare it with a server's price and power per GPU, not a bare GPU.
+# source: SemiAnalysis, "AI Server Cost Analysis - Memory Is The Biggest Loser" (May 2023): an 8-GPU DGX H100
+# sells for about $270,000 (networking cards included); per GPU, one eighth.
+H100_SERVER = 270_000.0
+H100_SERVER_PER_GPU = H100_SERVER / 8
+# source: NVIDIA DGX H100 datasheet (2023): system power about 10.2 kW maximum for 8 GPUs.
+H100_SERVER_KW_PER_GPU = 10.2 / 8
 # source: US EIA, Electric Power Monthly, 2023 average retail price to industrial customers: 8.04 cents/kWh.
 ELECTRICITY_PER_KWH = 0.0804
 # source: Uptime Institute Global Data Center Survey 2023: average PUE 1.58 (facility energy / IT energy).

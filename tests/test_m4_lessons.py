@@ -100,9 +100,22 @@ def test_lesson2_levers_each_cut_cost_as_the_prose_says():
 
 def test_lesson3_owning_against_renting():
     text = M4.markdown(LESSONS[2])
-    own = tco.own_cost_per_hour(prices.H100_PURCHASE, prices.H100_SXM_KW, prices.PUE, prices.ELECTRICITY_PER_KWH, 3000)
-    # "Owning wins against on-demand list prices by a wide margin *if the GPUs stay busy*"
+    own = tco.own_cost_per_hour(prices.H100_SERVER_PER_GPU, prices.H100_SERVER_KW_PER_GPU, prices.PUE,
+                                prices.ELECTRICITY_PER_KWH, 3000)
+    # "Owning wins against on-demand list prices by a wide margin *if the GPUs stay busy*, even at the lower
+    # 2025 price" (priced per GPU of a server, like for like)
     assert "by a wide margin" in text and prices.AWS_P5_H100.dollars_per_hour > 5 * own
+    assert "even at the lower" in text and prices.AWS_P5_H100_2025.dollars_per_hour > 3 * own
+    # "Utilization decides": renting busy hours beats buying below some utilization, and cheaper rent moves it up
+    common = dict(tokens_per_day=500e6, tokens_per_second_per_gpu=1200.0, purchase_per_gpu=prices.H100_SERVER_PER_GPU,
+                  kw_per_gpu=prices.H100_SERVER_KW_PER_GPU, electricity_per_kwh=prices.ELECTRICITY_PER_KWH,
+                  pue=prices.PUE, hosting_per_gpu_year=3000.0)
+    u_2023 = tco.break_even_utilization(prices.AWS_P5_H100.dollars_per_hour, **common)
+    u_2025 = tco.break_even_utilization(prices.AWS_P5_H100_2025.dollars_per_hour, **common)
+    u_cheap = tco.break_even_utilization(2.0, **common)
+    assert "Utilization decides" in text and 0 < u_2023 < u_2025 < u_cheap <= 1
+    # "the Gemini 1.0 report says Gemini was trained on TPU v4 *and* TPU v5e"
+    assert "trained on TPU v4 *and* TPU v5e" in text and "v4/v5p" not in text.split("Correction to this course")[0]
     # "PUE ... 1.58 on average in Uptime Institute's 2023 survey"
     assert "1.58 on average" in text and prices.PUE == 1.58
     # "the inference-oriented chips buy more bandwidth and memory than an H100" per dollar

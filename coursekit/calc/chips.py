@@ -170,6 +170,27 @@ def decode_step_seconds_batched(n_params: float, bytes_per_param: float, kv_byte
     return max(memory_s, compute_s)
 
 
+def decode_step_seconds_per_part(n_params: float, bytes_per_param: float, kv_bytes_per_seq: float, batch: int,
+                                 peak_tflops: float, bandwidth_tbs: float, n_chips: int = 1) -> dict:
+    """The same decode step modelled per part, as the operations actually run one after another: the weight
+    matmuls on their own roofline (weights read once, 2N FLOPs per sequence) plus attention on its own
+    (every sequence's KV cache read; its FLOPs are ~1 per byte, so bandwidth-bound). Each part can only hide
+    its own memory time behind its own compute, so the sum is >= decode_step_seconds_batched's single max.
+
+    Which the course uses: lessons and labs use the single max (decode_step_seconds_batched,
+    roofline.decode_step's "seconds"), an optimistic bound that is exact while the whole step is
+    bandwidth-bound (small batches). Once the weight matmuls turn compute-bound (large batches) the KV reads
+    can no longer hide behind them, and the per-part sum here is the better estimate (the scaling book's
+    inference chapter models it this way). tests/test_decode_per_part.py pins when the two differ."""
+    bw, peak = n_chips * bandwidth_tbs * 1e12, n_chips * peak_tflops * 1e12
+    weights_s = max(n_params * bytes_per_param / bw, 2 * n_params * batch / peak)
+    attention_s = kv_bytes_per_seq * batch / bw
+    single_max = decode_step_seconds_batched(n_params, bytes_per_param, kv_bytes_per_seq, batch, peak_tflops,
+                                             bandwidth_tbs, n_chips)
+    return {"weights_s": weights_s, "attention_s": attention_s, "seconds": weights_s + attention_s,
+            "single_max_s": single_max}
+
+
 def decode_throughput(model: str, chip: str, batch: int, n_chips: int = 1, bytes_per_param: float = 2,
                       context_tokens: int = 0) -> float:
     """Upper bound on generated tokens/s of a deployment decoding `batch` sequences at once."""
