@@ -95,3 +95,25 @@ def test_lesson4_failure_numbers():
     mtbf = run.cluster_mtbf_hours(run.gpu_mtbf_from_observed(54, 16384, 419), 2048) * 3600
     waste = {c: run.wasted_fraction(run.young_interval(c, mtbf), c, mtbf) for c in (10, 300)}
     assert "under 2%; at 300 s it passes 8%" in text and 0.08 < waste[300] < 0.09 and waste[10] < 0.02
+
+
+def test_lesson1_beyond_nvidia_prose_matches_the_numbers():
+    from coursekit.calc import survey
+
+    text = " ".join(" ".join(c.source for c in M2.nb("01-training-silicon").cells if c.cell_type == "markdown").split())
+    # "a 288 GB MI355X holds a 70B training state on 4 chips, a 95 GB TPU v5p needs 12"
+    assert "on 4 chips, a 95 GB TPU v5p needs 12" in text
+    assert survey.min_chips_for_training_state("AMD Instinct MI355X", 70e9) == 4
+    assert survey.min_chips_for_training_state("Google TPU v5p", 70e9) == 12
+    assert hardware.MI355X.memory_gb == 288 and hardware.TPU_V5P.memory_gb == 95
+    # "a Blackwell GPU, an MI355X or an Ironwood chip does the same run in well under half an H100's time"
+    h100 = survey.training_days("NVIDIA H100 SXM", 70e9, 2e12, 1024)
+    for chip in ("NVIDIA GB200 NVL72 (one Blackwell GPU)", "AMD Instinct MI355X", "Google TPU7x (Ironwood)"):
+        assert survey.training_days(chip, 70e9, 2e12, 1024) < 0.45 * h100
+    # pods of "4,096 for v4, 8,960 for v5p, 9,216 for Ironwood"; "72 in a GB200 NVL72 rack, 64 chips in a Trn2 UltraServer"
+    assert "(4,096 for v4, 8,960 for v5p, 9,216 for Ironwood)" in text
+    assert [hardware.TPU_V4_POD.n_chips, hardware.TPU_V5P_POD.n_chips, hardware.IRONWOOD_POD.n_chips] == [4096, 8960, 9216]
+    assert "72 in a GB200 NVL72 rack" in text and hardware.GB200_NVL72.n_chips == 72
+    assert "64 chips in a Trn2 UltraServer" in text and hardware.TRN2_ULTRASERVER.n_chips == 64
+    # "NVLink 5's 1.8 TB/s" both ways; the one-way figure is half
+    assert "NVLink 5's 1.8 TB/s" in text and hardware.GB200_GPU.interconnect_gbs == 1800

@@ -74,3 +74,21 @@ def chips_to_serve(chip: str, model: str, bytes_per_param: float = 2) -> int:
 def batch1_decode_bound(chip: str, model: str, bytes_per_param: float = 2) -> float:
     """Batch-1 tokens/s ceiling on the fewest chips that hold the weights (flat signature for quiz banks)."""
     return serving_row(chip, model, bytes_per_param)["decode_bound_tps"]
+
+
+def chip_memory_gb(chip: str) -> float:
+    """A chip's memory capacity in GB (flat signature for quiz banks)."""
+    return chip_by_name(chip).memory_gb
+
+
+def chip_bf16_tflops(chip: str) -> float:
+    return chip_by_name(chip).bf16_tflops
+
+
+def chip_ridge(chip: str) -> float:
+    return chip_by_name(chip).ridge_point
+
+
+def min_chips_for_weights(chip: str, n_params: float, bytes_per_param: float = 2) -> int:
+    """Fewest chips whose memory holds the weights alone (quiz banks: the 'forgot the optimizer' answer)."""
+    return min_chips(n_params * bytes_per_param, chip_by_name(chip))
