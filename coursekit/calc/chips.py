@@ -134,17 +134,25 @@ class ChipBound:
 def compare_philosophies(model: str = "Llama 2 70B", prompt_tokens: int = 2048, context_tokens: int = 4096,
                          concurrent_sessions: int = 1, ttft_target_s: float = 0.5,
                          prefill_utilisation: float = 0.5, usable_frac: float = 0.9,
-                         bytes_per_param: dict[str, float] | None = None) -> list[ChipBound]:
+                         bytes_per_param: dict[str, float] | None = None,
+                         chips: dict[str, hardware.Chip] | list[str] | None = None) -> list[ChipBound]:
     """One row per philosophy: the smallest deployment that holds the model (+ KV for the sessions),
     and the TTFT / decode bounds that deployment can reach.
 
     bytes_per_param defaults to INT8 (1 byte) for chips with a dense INT8 path, since that is how
     each vendor serves a 70B model on its smallest footprint; pass a dict to override per chip.
+    `chips` replaces the four philosophies with any chips of coursekit.hardware (names, or label -> Chip).
     """
     cfg = model_by_name(model)
     kv = model_kv_bytes_per_session(model, context_tokens) * concurrent_sessions
+    if chips is None:
+        chosen = PHILOSOPHIES
+    elif isinstance(chips, dict):
+        chosen = chips
+    else:
+        chosen = {name: chip_by_name(name) for name in chips}
     rows = []
-    for label, chip in PHILOSOPHIES.items():
+    for label, chip in chosen.items():
         bpp = (bytes_per_param or {}).get(label, 1.0 if chip.int8_tops else 2.0)
         weights = cfg.n_params * bpp
         n = chips_to_hold(weights + kv, chip.memory_gb, usable_frac)
