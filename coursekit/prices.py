@@ -109,8 +109,9 @@ def bandwidth_per_dollar(chip: str) -> float:
 # Price history of one vendor's flagship and small models (OpenAI), per million tokens, for Lesson 4.
 # Older lists quoted per 1,000 tokens; converted here (x 1,000).
 API_HISTORY = [
-    ApiPrice("text-davinci-003 (GPT-3.5)", 20.0, 20.0, "1 September 2022",
-             "OpenAI pricing page after the price cut of 1 September 2022: Davinci $0.0200 per 1K tokens"),
+    ApiPrice("text-davinci-003 (GPT-3.5)", 20.0, 20.0, "28 November 2022",
+             "OpenAI pricing page when text-davinci-003 was released (28 November 2022): Davinci models $0.0200 "
+             "per 1K tokens, the price set by the cut of 1 September 2022 (text-davinci-003 did not exist before)"),
     ApiPrice("gpt-3.5-turbo", 2.0, 2.0, "1 March 2023",
              "OpenAI, 'Introducing ChatGPT and Whisper APIs' (1 March 2023): $0.002 per 1K tokens"),
     ApiPrice("GPT-4 (8K)", 30.0, 60.0, "14 March 2023",
