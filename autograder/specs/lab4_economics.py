@@ -11,7 +11,7 @@ import math
 import random
 
 from autograder.spec import Case, LabSpec, Task
-from coursekit import prices
+from coursekit import hardware, prices
 from coursekit.checks.lab4_economics import compare_ranking, encode_rows, pick_tco
 from coursekit.calc import levers, serving_cost, tco
 
@@ -112,12 +112,15 @@ def _throughput_visible():
 
 
 def _random_scenario(rng: random.Random) -> dict:
-    chip = rng.choice(["NVIDIA H100 SXM", "NVIDIA A100 SXM 80GB", "NVIDIA H200 SXM", "NVIDIA L40S"])
+    # any chip of the table (2020-2026, HBM and SRAM), with enough of them that the weights and one sequence fit
+    chip = rng.choice([c.name for c in hardware.ALL_CHIPS])
     model = rng.choice(["Llama 2 7B", "Mistral 7B", "Llama 3 8B", "Llama 2 70B"])
     gpus = rng.choice([1, 2, 4]) if "70B" not in model else 8
-    return levers.scenario(model, chip, gpus, rng.choice([1, 8, 32, 128, 512]), rng.choice([256, 1024, 4096]),
-                           round(rng.uniform(1.0, 13.0), 2), round(rng.uniform(0.2, 1.0), 2),
-                           bytes_per_weight=rng.choice([2, 1, 0.5]))
+    s = levers.scenario(model, chip, gpus, rng.choice([1, 8, 32, 128, 512]), rng.choice([256, 1024, 4096]),
+                        round(rng.uniform(1.0, 13.0), 2), round(rng.uniform(0.2, 1.0), 2),
+                        bytes_per_weight=rng.choice([2, 1, 0.5]))
+    need = s["params"] * 2 + s["context"] * s["kv_bytes_per_token"]      # so every lever (BF16 at worst) fits too
+    return {**s, "gpus": max(s["gpus"], math.ceil(need / s["memory_bytes"]))}
 
 
 def _lever_set(s: dict) -> dict:
