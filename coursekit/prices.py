@@ -288,3 +288,8 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+def price_cut_factor(chip: str) -> float:
+    """How many times cheaper a chip's newest on-demand list price is than its 2023 one (flat, for quiz banks)."""
+    return rental(chip).dollars_per_hour / current_rental(chip).dollars_per_hour
