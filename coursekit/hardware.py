@@ -1,7 +1,11 @@
 """Published ceilings of the chips the course compares, each with the spec sheet it comes from.
 
 Numbers are *dense* (no 2:4 structured sparsity) peak rates, because dense math is what an LLM's
-matrix multiplies run. Vendors often headline the sparse figure, which is exactly 2x the dense one.
+matrix multiplies run. Vendors often headline the sparse figure, which is exactly 2x the dense one;
+where a datasheet prints it, it is kept in its own `*_sparse_tflops` field, never mixed with the dense one.
+Every entry names its variant, the document it comes from and that document's date (`date`).
+The chips of 2024-2026 (AMD Instinct, TPU v4 to Ironwood, Trainium2, Cerebras, GB200 NVL72) are at the
+end of the file, with the multi-chip systems whose figures vendors print per rack or per pod.
 """
 from __future__ import annotations
 
@@ -19,6 +23,17 @@ class Chip:
     fp8_tflops: float | None = None  # dense FP8 peak, TFLOP/s, where published
     interconnect_gbs: float | None = None  # chip-to-chip bandwidth, GB/s, both directions added (as datasheets print it)
     source: str = ""
+    date: str = ""                   # date of the source document ("2023", "March 2024", "9 April 2025")
+    bf16_sparse_tflops: float | None = None  # BF16 peak with 2:4 (or the vendor's) structured sparsity, where printed
+    fp8_sparse_tflops: float | None = None
+    fp4_tflops: float | None = None          # dense FP4 (or MXFP4) peak, where published
+    fp4_sparse_tflops: float | None = None
+    link: str = ""                   # the scale-up link the interconnect figure is for (NVLink 5, ICI, ...)
+
+    @property
+    def interconnect_one_way_gbs(self) -> float | None:
+        """The scale-up link's bandwidth in each direction: half the both-ways figure datasheets print."""
+        return None if self.interconnect_gbs is None else self.interconnect_gbs / 2
 
     @property
     def ridge_point(self) -> float:
@@ -30,56 +45,66 @@ A100_SXM_80GB = Chip(
     "NVIDIA A100 SXM 80GB", "gpu", bf16_tflops=312, memory_gb=80, memory_tbs=2.039,
     int8_tops=624, interconnect_gbs=600,
     source="NVIDIA A100 Tensor Core GPU datasheet (2021): 312 TFLOPS BF16 dense, 2,039 GB/s HBM2e, NVLink 600 GB/s",
+    date="2021",
 )
 A100_40GB = Chip(
     "NVIDIA A100 40GB", "gpu", bf16_tflops=312, memory_gb=40, memory_tbs=1.555,
     int8_tops=624, interconnect_gbs=600,
     source="NVIDIA A100 Tensor Core GPU datasheet (2021): 1,555 GB/s HBM2 on the 40 GB part",
+    date="2021",
 )
 H100_SXM = Chip(
     "NVIDIA H100 SXM", "gpu", bf16_tflops=989, memory_gb=80, memory_tbs=3.35,
     int8_tops=1979, fp8_tflops=1979, interconnect_gbs=900,
     source="NVIDIA H100 Tensor Core GPU datasheet (2023): 989 TFLOPS BF16 dense (1,979 sparse), 3.35 TB/s HBM3, NVLink 900 GB/s",
+    date="2023",
 )
 H100_PCIE = Chip(
     "NVIDIA H100 PCIe", "gpu", bf16_tflops=756, memory_gb=80, memory_tbs=2.0,
     int8_tops=1513, fp8_tflops=1513, interconnect_gbs=600,
     source="NVIDIA H100 Tensor Core GPU datasheet (2023), H100 PCIe column: 756 TFLOPS BF16 dense (1,513 sparse), "
            "80 GB HBM2e at 2 TB/s (the SXM part has HBM3), NVLink bridge 600 GB/s",
+    date="2023",
 )
 H100_NVL = Chip(
     "NVIDIA H100 NVL (one GPU of the pair)", "gpu", bf16_tflops=835, memory_gb=94, memory_tbs=3.9,
     int8_tops=1670, fp8_tflops=1670, interconnect_gbs=600,
     source="NVIDIA H100 datasheet (2023), H100 NVL column: 94 GB HBM3 and 3.9 TB/s per GPU; sold as a bridged pair (188 GB)",
+    date="2023",
 )
 H200_SXM = Chip(
     "NVIDIA H200 SXM", "gpu", bf16_tflops=989, memory_gb=141, memory_tbs=4.8,
     int8_tops=1979, fp8_tflops=1979, interconnect_gbs=900,
     source="NVIDIA H200 Tensor Core GPU datasheet (2024): 141 GB HBM3e, 4.8 TB/s, same compute as H100 SXM",
+    date="2024",
 )
 L40S = Chip(
     "NVIDIA L40S", "gpu", bf16_tflops=362, memory_gb=48, memory_tbs=0.864,
     int8_tops=733, fp8_tflops=733, interconnect_gbs=64,
     source="NVIDIA L40S datasheet (2023): 362 TFLOPS BF16 dense (733 sparse), 48 GB GDDR6 at 864 GB/s, PCIe Gen4 x16 (64 GB/s)",
+    date="2023",
 )
 TPU_V5E = Chip(
     "Google TPU v5e", "tpu", bf16_tflops=197, memory_gb=16, memory_tbs=0.819,
     int8_tops=394, interconnect_gbs=200,
     source="Google Cloud TPU v5e documentation (2023): 197 TFLOPS BF16, 394 TOPS INT8, 16 GB HBM2 at 819 GB/s, ICI 1,600 Gbps (200 GB/s)",
+    date="2023",
 )
 INFERENTIA2 = Chip(
     "AWS Inferentia2", "custom-asic", bf16_tflops=190, memory_gb=32, memory_tbs=0.82,
     int8_tops=380, fp8_tflops=190, interconnect_gbs=192,
     source="AWS Neuron documentation, Inferentia2 architecture (2023): 190 TFLOPS FP16/BF16, 32 GB HBM at 820 GB/s, two NeuronCore-v2, NeuronLink 192 GB/s",
+    date="2023",
 )
 GROQ_LPU = Chip(
     "Groq LPU (GroqChip 1)", "sram-lpu", bf16_tflops=188, memory_gb=0.23, memory_tbs=80.0,
     int8_tops=750,
     source="Groq GroqChip product brief and Abts et al., ISCA 2020 'Think Fast: a Tensor Streaming Processor': 230 MB on-die SRAM at 80 TB/s, 188 TFLOPS FP16, 750 TOPS INT8",
+    date="2020",
 )
 
-ALL_CHIPS = [A100_40GB, A100_SXM_80GB, H100_PCIE, H100_SXM, H100_NVL, H200_SXM, L40S, TPU_V5E, INFERENTIA2, GROQ_LPU]
-BY_NAME = {chip.name: chip for chip in ALL_CHIPS}
+# The 2023-2024 chips the course was first written around (the whole table, ALL_CHIPS, is at the end).
+CLASSIC_CHIPS = [A100_40GB, A100_SXM_80GB, H100_PCIE, H100_SXM, H100_NVL, H200_SXM, L40S, TPU_V5E, INFERENTIA2, GROQ_LPU]
 
 
 # ---- Module 2: training chips and the links between them --------------------------------------
@@ -91,6 +116,7 @@ B200 = Chip(
     fp8_tflops=4500, interconnect_gbs=1800,
     source="NVIDIA DGX B200 datasheet (2024): 8 GPUs, 72 PFLOPS FP8 training (with 2:4 sparsity, so "
            "4.5 PFLOPS dense FP8 and 2.25 PFLOPS dense BF16 per GPU), 1,440 GB HBM3e at 64 TB/s, NVLink 5 1.8 TB/s per GPU",
+    date="2024",
 )
 
 # Dense TF32 tensor-core peaks (TFLOP/s): the format A100 introduced so FP32 code runs on tensor cores.
@@ -140,3 +166,176 @@ PCIE5_X16 = Link("PCIe 5.0 x16", "intra-node", one_way_gbs=64, latency_us=5,
                  source="PCI-SIG PCIe 5.0: 32 GT/s x 16 lanes, about 64 GB/s each way")
 ETHERNET_25G = Link("25 Gb/s Ethernet", "inter-node", one_way_gbs=25 / 8, latency_us=10,
                     source="IEEE 802.3by 25GBASE: 25 Gb/s each way")
+
+
+# ---- The chips of 2024-2026 ---------------------------------------------------------------------
+# One entry per chip *variant*, per chip (never per board, instance or rack), from the vendor's own
+# datasheet, announcement or documentation, with its date. TPUs print no sparse peak (their matrix units
+# do not use 2:4 sparsity); a vendor that prints only a sparse figure is divided by 2 and says so.
+GIB = 1.073741824  # GB per GiB: Google and AWS print some capacities in GiB
+
+MI300X = Chip(
+    "AMD Instinct MI300X", "gpu", bf16_tflops=1307.4, memory_gb=192, memory_tbs=5.3,
+    bf16_sparse_tflops=2614.9, fp8_tflops=2614.9, fp8_sparse_tflops=5229.8, int8_tops=2614.9,
+    interconnect_gbs=896, link="AMD Infinity Fabric (7 links x 128 GB/s)",
+    source="AMD Instinct MI300X accelerator datasheet (launch, 6 December 2023), OAM module, 750 W: 1,307.4 TFLOPS "
+           "BF16/FP16 dense (2,614.9 with sparsity), 2,614.9 FP8 dense, 192 GB HBM3 at 5.3 TB/s, peak aggregate "
+           "Infinity Fabric 896 GB/s",
+    date="6 December 2023",
+)
+MI325X = Chip(
+    "AMD Instinct MI325X", "gpu", bf16_tflops=1307.4, memory_gb=256, memory_tbs=6.0,
+    bf16_sparse_tflops=2614.9, fp8_tflops=2614.9, fp8_sparse_tflops=5229.8, int8_tops=2614.9,
+    interconnect_gbs=896, link="AMD Infinity Fabric (7 links x 128 GB/s)",
+    source="AMD, 'AMD Instinct MI325X accelerators' (Advancing AI, 10 October 2024) and its datasheet, OAM, "
+           "1,000 W: the MI300X's CDNA 3 compute (1,307.4 TFLOPS BF16 dense) with 256 GB HBM3E at 6 TB/s",
+    date="10 October 2024",
+)
+MI355X = Chip(
+    "AMD Instinct MI355X", "gpu", bf16_tflops=2500, memory_gb=288, memory_tbs=8.0,
+    bf16_sparse_tflops=5000, fp8_tflops=5000, fp8_sparse_tflops=10000, fp4_tflops=10000,
+    interconnect_gbs=1075.2, link="AMD Infinity Fabric (7 links x 153.6 GB/s)",
+    source="AMD, Instinct MI350 Series announcement (Advancing AI, 12 June 2025) and MI355X datasheet, "
+           "liquid-cooled OAM, 1,400 W: 2.5 PFLOPS BF16/FP16 dense (5 with sparsity), 5 PFLOPS FP8 dense, "
+           "10 PFLOPS MXFP4/MXFP6 dense, 288 GB HBM3E at 8 TB/s, 1,075 GB/s aggregate Infinity Fabric",
+    date="12 June 2025",
+)
+TPU_V4 = Chip(
+    "Google TPU v4", "tpu", bf16_tflops=275, memory_gb=32 * GIB, memory_tbs=1.2,
+    int8_tops=275, interconnect_gbs=None, link="ICI, 6 links per chip, 3D torus of 4,096 chips",
+    source="Google Cloud TPU v4 documentation (system architecture) and Jouppi et al., 'TPU v4: An Optically "
+           "Reconfigurable Supercomputer for Machine Learning...', ISCA 2023 (arXiv:2304.01433, April 2023): "
+           "275 TFLOPS BF16 or INT8, 32 GiB HBM2 at 1,200 GB/s, 4,096-chip pod; the documentation prints a "
+           "pod all-reduce bandwidth (1.1 PB/s), not a per-chip ICI figure, so none is stored",
+    date="April 2023",
+)
+TPU_V5P = Chip(
+    "Google TPU v5p", "tpu", bf16_tflops=459, memory_gb=95, memory_tbs=2.765,
+    int8_tops=918, fp8_tflops=459, interconnect_gbs=1200, link="ICI, 3D torus, 8,960-chip pod",
+    source="Google Cloud, 'Introducing Cloud TPU v5p and AI Hypercomputer' (6 December 2023) and the Cloud "
+           "TPU v5p documentation: 459 TFLOPS BF16 (FP8 runs at the same rate), 918 TOPS INT8, 95 GB HBM2e "
+           "at 2,765 GB/s, ICI 1,200 GB/s per chip both ways (4,800 Gbps)",
+    date="6 December 2023",
+)
+TPU_V6E = Chip(
+    "Google TPU v6e (Trillium)", "tpu", bf16_tflops=918, memory_gb=32, memory_tbs=1.638,
+    int8_tops=1836, fp8_tflops=918, interconnect_gbs=800, link="ICI, 2D torus, 256-chip pod",
+    source="Google Cloud TPU v6e documentation (Trillium; announced 14 May 2024, generally available "
+           "December 2024): 918 TFLOPS BF16, 1,836 TOPS INT8, 32 GB HBM at 1,638 GB/s, ICI 800 GB/s per chip both ways",
+    date="December 2024",
+)
+TPU_IRONWOOD = Chip(
+    "Google TPU7x (Ironwood)", "tpu", bf16_tflops=2307, memory_gb=192, memory_tbs=7.2,
+    fp8_tflops=4614, interconnect_gbs=1200, link="ICI, 3D torus, 9,216-chip pod",
+    source="Google, 'Ironwood: The first Google TPU for the age of inference' (9 April 2025): 4,614 TFLOPS "
+           "FP8 per chip, 192 GB HBM at 7.2 TB/s, ICI 1.2 TB/s both ways, 9,216-chip pod (42.5 EFLOPS FP8); "
+           "BF16 2,307 TFLOPS from the Cloud TPU7x documentation (generally available November 2025)",
+    date="9 April 2025",
+)
+TRAINIUM2 = Chip(
+    "AWS Trainium2", "custom-asic", bf16_tflops=667, memory_gb=96 * GIB, memory_tbs=2.9,
+    bf16_sparse_tflops=2563, fp8_tflops=1299, fp8_sparse_tflops=2563,
+    interconnect_gbs=1280, link="NeuronLink-v3 (2D torus of 16 chips per instance, 64 per UltraServer)",
+    source="AWS Neuron documentation, 'Trainium2 Architecture' (Trn2 generally available 3 December 2024): "
+           "eight NeuronCore-v3, 667 TFLOPS BF16/FP16 dense, 1,299 FP8 dense, 2,563 with structured sparsity "
+           "(AWS's sparsity is 4x, not 2x), 96 GiB HBM at 2.9 TB/s, NeuronLink-v3 1.28 TB/s per chip "
+           "(AWS does not say one way or both; the course reads it as both, like NVLink)",
+    date="3 December 2024",
+)
+# Cerebras prints one compute figure, "125 petaflops of peak AI performance", without saying dense or
+# sparse (its compiler exploits unstructured sparsity); the course treats it as an upper bound on dense
+# FP16. The memory is on-wafer SRAM, not HBM: 44 GB at 21 PB/s. So the roofline reads differently:
+# its ridge point is ~6 FLOP/byte, so anything whose weights fit on the wafer (or on a few wafers, split by
+# layer) is compute-bound even at batch 1; a model larger than the SRAM must either span several
+# wafers (inference: 70B at BF16 = 140 GB needs 4) or stream its weights in from external MemoryX over a
+# far slower link (training), and then that link, not the SRAM, is the roof.
+CEREBRAS_WSE3 = Chip(
+    "Cerebras WSE-3", "wafer-sram", bf16_tflops=125_000, memory_gb=44, memory_tbs=21_000,
+    link="on-wafer fabric (214 Pb/s); systems join over SwarmX",
+    source="Cerebras, 'Cerebras Systems Unveils World's Fastest AI Chip with 4 Trillion Transistors' (13 March "
+           "2024): WSE-3 in the CS-3 system, 900,000 cores, 44 GB on-chip SRAM at 21 PB/s, 125 PFLOPS peak AI "
+           "compute (dense or sparse not stated; taken as an upper bound)",
+    date="13 March 2024",
+)
+GB200_GPU = Chip(
+    "NVIDIA GB200 NVL72 (one Blackwell GPU)", "gpu", bf16_tflops=2500, memory_gb=186, memory_tbs=8.0,
+    bf16_sparse_tflops=5000, fp8_tflops=5000, fp8_sparse_tflops=10000, fp4_tflops=10000, fp4_sparse_tflops=20000,
+    interconnect_gbs=1800, link="NVLink 5 through NVLink Switch, 72 GPUs in one domain",
+    source="NVIDIA GB200 NVL72 product page and datasheet (announced GTC, 18 March 2024): per rack 1,440 PFLOPS "
+           "FP4, 720 FP8, 360 FP16/BF16 (all with sparsity), 13.4 TB HBM3e at 576 TB/s, NVLink 130 TB/s; "
+           "divided here by the 72 GPUs (dense = sparse / 2)",
+    date="18 March 2024",
+)
+
+CURRENT_CHIPS = [MI300X, MI325X, MI355X, TPU_V4, TPU_V5P, TPU_V6E, TPU_IRONWOOD, TRAINIUM2, CEREBRAS_WSE3, GB200_GPU]
+
+# Every chip the course knows, by name: labs and lessons accept any of these.
+ALL_CHIPS = [*CLASSIC_CHIPS, B200, *CURRENT_CHIPS]
+BY_NAME = {chip.name: chip for chip in ALL_CHIPS}
+
+
+@dataclass(frozen=True)
+class System:
+    """Many chips sold or scheduled as one machine (a rack, an UltraServer, a pod). Its totals are
+    computed from the per-chip entry; `printed` holds the vendor's own totals so a test checks they agree."""
+    name: str
+    chip: Chip
+    n_chips: int
+    scale_up: str             # what joins the chips (one fast domain, or a torus)
+    printed: dict             # the vendor's per-system figures, same units as the properties below
+    source: str
+    date: str
+
+    @property
+    def bf16_pflops(self) -> float:
+        return self.chip.bf16_tflops * self.n_chips / 1000
+
+    @property
+    def fp8_pflops(self) -> float | None:
+        return None if self.chip.fp8_tflops is None else self.chip.fp8_tflops * self.n_chips / 1000
+
+    @property
+    def memory_tb(self) -> float:
+        return self.chip.memory_gb * self.n_chips / 1000
+
+    @property
+    def memory_tbs(self) -> float:
+        return self.chip.memory_tbs * self.n_chips
+
+    @property
+    def link_tbs_both_ways(self) -> float | None:
+        return None if self.chip.interconnect_gbs is None else self.chip.interconnect_gbs * self.n_chips / 1000
+
+
+GB200_NVL72 = System(
+    "NVIDIA GB200 NVL72 rack", GB200_GPU, 72, "one NVLink 5 domain of 72 GPUs (NVLink Switch trays)",
+    printed={"fp8_pflops": 720 / 2, "bf16_pflops": 360 / 2, "memory_tb": 13.4, "memory_tbs": 576, "link_tbs_both_ways": 130},
+    source=GB200_GPU.source, date=GB200_GPU.date,
+)
+TRN2_ULTRASERVER = System(
+    "AWS Trn2 UltraServer", TRAINIUM2, 64, "four Trn2 instances of 16 chips joined by NeuronLink",
+    printed={"fp8_pflops": 83.2, "memory_tb": 6 * 1.099511627776, "memory_tbs": 185},
+    source="AWS, 'Amazon EC2 Trn2 instances and Trn2 UltraServers' (re:Invent, 3 December 2024): 64 Trainium2 "
+           "chips, 83.2 PFLOPS FP8 dense, 6 TB (TiB) HBM, 185 TB/s HBM bandwidth; a Trn2 instance is 16 chips, "
+           "20.8 PFLOPS FP8, 46 TB/s",
+    date="3 December 2024",
+)
+TRN2_INSTANCE = System(
+    "AWS trn2.48xlarge", TRAINIUM2, 16, "16 chips in a NeuronLink 2D torus",
+    printed={"fp8_pflops": 20.8, "memory_tbs": 46},
+    source=TRN2_ULTRASERVER.source, date=TRN2_ULTRASERVER.date,
+)
+IRONWOOD_POD = System(
+    "Google TPU7x (Ironwood) pod", TPU_IRONWOOD, 9216, "ICI 3D torus with optical circuit switches",
+    printed={"fp8_pflops": 42_500},
+    source=TPU_IRONWOOD.source, date=TPU_IRONWOOD.date,
+)
+TPU_V5P_POD = System(
+    "Google TPU v5p pod", TPU_V5P, 8960, "ICI 3D torus with optical circuit switches",
+    printed={}, source=TPU_V5P.source, date=TPU_V5P.date,
+)
+TPU_V4_POD = System(
+    "Google TPU v4 pod", TPU_V4, 4096, "ICI 3D torus with optical circuit switches",
+    printed={"bf16_pflops": 1100}, source=TPU_V4.source, date=TPU_V4.date,
+)
+SYSTEMS = [GB200_NVL72, TRN2_INSTANCE, TRN2_ULTRASERVER, TPU_V4_POD, TPU_V5P_POD, IRONWOOD_POD]

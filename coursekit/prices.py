@@ -64,6 +64,14 @@ API_PRICES = {p.model: p for p in (GPT4O_2024_08, GPT4O_MINI, CLAUDE35_SONNET)}
 # source: Raymond James estimate reported by CNBC, "Nvidia's H100 ... $25,000 to $30,000" (2023); upper end.
 H100_PURCHASE = 30_000.0
 H100_SXM_KW = 0.700        # source: NVIDIA H100 datasheet (2023): max TDP 700 W (SXM)
+# Owning a GPU means owning its share of a server: CPUs, memory, NVMe, NICs, NVSwitch board, chassis. A cloud's
+# per-GPU hourly price covers all of that, so compare it with a server's price and power per GPU, not a bare GPU.
+# source: SemiAnalysis, "AI Server Cost Analysis - Memory Is The Biggest Loser" (May 2023): an 8-GPU DGX H100
+# sells for about $270,000 (networking cards included); per GPU, one eighth.
+H100_SERVER = 270_000.0
+H100_SERVER_PER_GPU = H100_SERVER / 8
+# source: NVIDIA DGX H100 datasheet (2023): system power about 10.2 kW maximum for 8 GPUs.
+H100_SERVER_KW_PER_GPU = 10.2 / 8
 # source: US EIA, Electric Power Monthly, 2023 average retail price to industrial customers: 8.04 cents/kWh.
 ELECTRICITY_PER_KWH = 0.0804
 # source: Uptime Institute Global Data Center Survey 2023: average PUE 1.58 (facility energy / IT energy).
@@ -101,8 +109,9 @@ def bandwidth_per_dollar(chip: str) -> float:
 # Price history of one vendor's flagship and small models (OpenAI), per million tokens, for Lesson 4.
 # Older lists quoted per 1,000 tokens; converted here (x 1,000).
 API_HISTORY = [
-    ApiPrice("text-davinci-003 (GPT-3.5)", 20.0, 20.0, "1 September 2022",
-             "OpenAI pricing page after the price cut of 1 September 2022: Davinci $0.0200 per 1K tokens"),
+    ApiPrice("text-davinci-003 (GPT-3.5)", 20.0, 20.0, "28 November 2022",
+             "OpenAI pricing page when text-davinci-003 was released (28 November 2022): Davinci models $0.0200 "
+             "per 1K tokens, the price set by the cut of 1 September 2022 (text-davinci-003 did not exist before)"),
     ApiPrice("gpt-3.5-turbo", 2.0, 2.0, "1 March 2023",
              "OpenAI, 'Introducing ChatGPT and Whisper APIs' (1 March 2023): $0.002 per 1K tokens"),
     ApiPrice("GPT-4 (8K)", 30.0, 60.0, "14 March 2023",
@@ -135,3 +144,152 @@ def yearly_price_factor(old_model: str, new_model: str, side: str = "output") ->
 def output_price(model: str) -> float:
     """$ per million output tokens of a model in API_HISTORY (a flat signature for quiz banks)."""
     return HISTORY[model].output_per_m
+
+
+# ---- Prices after the 2025 cuts ------------------------------------------------------------------
+# The 2023-2024 entries above stay: the history is a lesson. These are the newer list prices, per
+# accelerator-hour on demand (instance price / accelerators), or per million tokens. Each is dated; run
+# `python -m coursekit.prices --stale` to list every entry older than 12 months, i.e. due for a refresh.
+AWS_P5_H100_2025 = RentalPrice(
+    "NVIDIA H100 SXM", 55.04 / 8, "5 June 2025",
+    "AWS What's New, 'Announcing up to 45% price reduction for Amazon EC2 NVIDIA GPU-accelerated instances' "
+    "(5 June 2025): p5.48xlarge (8 x H100 SXM) on demand in us-east-1 after the cut, $55.04/hour")
+AWS_P6_B200 = RentalPrice(
+    "NVIDIA B200 (DGX B200)", 113.93 / 8, "15 May 2025",
+    "AWS EC2 P6-B200 instances, generally available 15 May 2025: p6-b200.48xlarge (8 x B200) on demand "
+    "in us-east-1, $113.93/hour (AWS pricing page)")
+OCI_MI300X = RentalPrice(
+    "AMD Instinct MI300X", 6.00, "September 2024",
+    "Oracle Cloud Infrastructure compute pricing, BM.GPU.MI300X.8 (8 x MI300X, generally available "
+    "September 2024): $6.00 per GPU-hour on demand")
+GCP_TPU_V5P = RentalPrice(
+    "Google TPU v5p", 4.20, "December 2023",
+    "Google Cloud TPU pricing page: TPU v5p $4.20 per chip-hour on demand (us-east5), list price since "
+    "v5p launched (6 December 2023)")
+GCP_TPU_V6E = RentalPrice(
+    "Google TPU v6e (Trillium)", 2.70, "December 2024",
+    "Google Cloud TPU pricing page: TPU v6e (Trillium) $2.70 per chip-hour on demand (us-east1), from "
+    "general availability (December 2024)")
+AWS_TRN2 = RentalPrice(
+    "AWS Trainium2", 44.70 / 16, "3 December 2024",
+    "AWS EC2 Trn2 pricing (generally available 3 December 2024): trn2.48xlarge (16 x Trainium2) on demand "
+    "in us-east-2, $44.70/hour")
+
+# Hyperscaler on-demand list prices, newest per chip: what Module 4 can compute with today.
+CURRENT_RENTALS = {p.chip: p for p in (AWS_P5_H100_2025, AWS_P6_B200, OCI_MI300X, GCP_TPU_V5P, GCP_TPU_V6E,
+                                       AWS_TRN2, GCP_TPU_V5E, AWS_INF2)}
+
+# GPU clouds ("neoclouds") rent the same H100 for far less than a hyperscaler's on-demand list price.
+NEOCLOUD_H100 = [
+    RentalPrice("NVIDIA H100 SXM", 2.99, "2025",
+                "Lambda on-demand pricing page (2025): 8 x H100 SXM instance, $2.99 per GPU-hour"),
+    RentalPrice("NVIDIA H100 SXM", 2.69, "May 2026",
+                "RunPod pricing (Secure Cloud, H100 SXM 80GB, $2.69/hour), as listed in Spheron, 'RunPod H100 "
+                "Pricing 2026' (22 May 2026)"),
+]
+
+API_PRICES_2025 = [
+    ApiPrice("GPT-5", 1.25, 10.00, "7 August 2025",
+             "OpenAI, 'Introducing GPT-5 for developers' (7 August 2025): $1.25/M input, $10/M output"),
+    ApiPrice("GPT-5 mini", 0.25, 2.00, "7 August 2025",
+             "OpenAI, 'Introducing GPT-5 for developers' (7 August 2025): $0.25/M input, $2/M output"),
+    ApiPrice("Claude Sonnet 4.5", 3.00, 15.00, "29 September 2025",
+             "Anthropic, 'Introducing Claude Sonnet 4.5' (29 September 2025): $3/M input, $15/M output"),
+    ApiPrice("Claude Haiku 4.5", 1.00, 5.00, "15 October 2025",
+             "Anthropic, 'Introducing Claude Haiku 4.5' (15 October 2025): $1/M input, $5/M output"),
+    ApiPrice("Gemini 2.5 Pro", 1.25, 10.00, "17 June 2025",
+             "Google, Gemini API pricing at Gemini 2.5 general availability (17 June 2025): $1.25/M input, "
+             "$10/M output for prompts up to 200k tokens"),
+    ApiPrice("Gemini 2.5 Flash", 0.30, 2.50, "17 June 2025",
+             "Google, Gemini API pricing at Gemini 2.5 general availability (17 June 2025): $0.30/M input "
+             "(text), $2.50/M output"),
+]
+CURRENT_API_PRICES = {p.model: p for p in API_PRICES_2025}
+
+
+def current_rental(chip: str) -> RentalPrice:
+    """The newest on-demand list price for a chip name, with an error that lists the ones there are."""
+    try:
+        return CURRENT_RENTALS[chip]
+    except KeyError:
+        raise KeyError(f"coursekit/prices.py: no current rental price for {chip!r}; "
+                       f"known: {sorted(CURRENT_RENTALS)}") from None
+
+
+def current_dollars_per_hour(chip: str) -> float:
+    return current_rental(chip).dollars_per_hour
+
+
+def all_entries() -> list:
+    """Every dated price in this module, wherever it is kept (a test checks each has a source and date)."""
+    found, seen = [], set()
+
+    def add(p):
+        if isinstance(p, (RentalPrice, ApiPrice)) and id(p) not in seen:
+            seen.add(id(p))
+            found.append(p)
+
+    for value in list(globals().values()):
+        if isinstance(value, dict):
+            for v in value.values():
+                add(v)
+        elif isinstance(value, (list, tuple)):
+            for v in value:
+                add(v)
+        else:
+            add(value)
+    return found
+
+
+def entry_date(date: str):
+    """The *last* day a date string can mean ("2023" -> 31 Dec 2023), so "older than" is never overstated."""
+    import calendar
+    from datetime import date as _date, datetime
+
+    for fmt in ("%d %B %Y", "%B %Y", "%Y"):
+        try:
+            d = datetime.strptime(date.strip(), fmt).date()
+        except ValueError:
+            continue
+        if fmt == "%B %Y":
+            return d.replace(day=calendar.monthrange(d.year, d.month)[1])
+        if fmt == "%Y":
+            return _date(d.year, 12, 31)
+        return d
+    raise ValueError(f"coursekit/prices.py: cannot read the date {date!r} (use '5 June 2025', 'June 2025' or '2025')")
+
+
+def stale_entries(today=None, months: int = 12) -> list:
+    """Entries whose date is more than `months` months before `today` (default: today's date)."""
+    from datetime import date as _date
+
+    today = today or _date.today()
+    if months <= 0 or months % 12:
+        raise ValueError(f"coursekit/prices.py: months must be a positive multiple of 12, got {months!r}")
+    year = today.year - months // 12
+    cutoff = today.replace(year=year, day=28) if (today.month, today.day) == (2, 29) else today.replace(year=year)
+    return [p for p in all_entries() if entry_date(p.date) < cutoff]
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Check the dated price table in coursekit/prices.py.")
+    parser.add_argument("--stale", action="store_true", help="list entries older than 12 months (due for a refresh)")
+    args = parser.parse_args(argv)
+    entries = stale_entries() if args.stale else all_entries()
+    for p in sorted(entries, key=lambda p: entry_date(p.date)):
+        what = p.chip if isinstance(p, RentalPrice) else p.model
+        print(f"{p.date:>18}  {what:<40} {p.source.split(':')[0][:90]}")
+    if args.stale:
+        print(f"{len(entries)} of {len(all_entries())} price entries are older than 12 months")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
+
+
+def price_cut_factor(chip: str) -> float:
+    """How many times cheaper a chip's newest on-demand list price is than its 2023 one (flat, for quiz banks)."""
+    return rental(chip).dollars_per_hour / current_rental(chip).dollars_per_hour

@@ -82,13 +82,40 @@ def render_reading_list() -> str:
     lines = ["# Reading list: the sources this course is built on", "",
              "The course drew facts and figures from five documents. Each is listed with what it is, how far "
              "to trust it, and where the course corrects it; the errata pages list every correction with "
-             "its primary reference. Papers and datasheets are cited where they are used.", ""]
+             "its primary reference. Every paper, datasheet and price page the course cites follows them.", ""]
     for s in SOURCES.values():
         lines += [f"## {s.short[0].upper()}{s.short[1:]}", "", f"**Reference.** {s.citation}.", "",
                   f"**What it is.** {s.what}", "", f"**Reliability.** {s.reliability}", "",
                   "**Corrections.** " + ", ".join(f"[Module {m[1:]} errata](errata/{m}.md)" for m in s.errata)
                   + ".", ""]
-    return "\n".join(lines)
+    return "\n".join(lines + _cited_works())
+
+
+def _cited_works() -> list[str]:
+    """Every paper (coursekit.references), chip datasheet (coursekit.hardware) and price page
+    (coursekit.prices) the course cites, generated from where the numbers are stored."""
+    from coursekit import hardware, prices, references
+
+    lines = ["# Everything else the course cites", "",
+             "Generated from `coursekit.references`, `coursekit.hardware` and `coursekit.prices`, the places the "
+             "lessons, quizzes and labs take their numbers from.", "", "## Papers and reports", ""]
+    for r in sorted(references.PAPERS, key=lambda r: r.key.lower()):
+        lines.append(f"* {r.authors}, *{r.title}*, {r.venue}. <{r.link.split(' and ')[0]}>"
+                     + (f" and <{r.link.split(' and ')[1]}>" if " and " in r.link else ""))
+    lines += ["", "## Chip datasheets and announcements", "",
+              "One line per chip variant (and per multi-chip system), with the document each figure comes from.", ""]
+    for chip in hardware.ALL_CHIPS:
+        lines.append(f"* **{chip.name}** ({chip.date}): {chip.source}.")
+    for system in hardware.SYSTEMS:
+        if system.source not in {c.source for c in hardware.ALL_CHIPS}:
+            lines.append(f"* **{system.name}** ({system.date}): {system.source}.")
+    lines += ["", "## Price pages", "",
+              "Each price with the page or announcement it was read from and its date; "
+              "`python -m coursekit.prices --stale` lists those older than a year.", ""]
+    for p in sorted(prices.all_entries(), key=lambda p: prices.entry_date(p.date)):
+        what = p.chip if isinstance(p, prices.RentalPrice) else p.model
+        lines.append(f"* **{what}** ({p.date}): {p.source}.")
+    return lines + [""]
 
 
 def main(argv: list[str] | None = None) -> int:

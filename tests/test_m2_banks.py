@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from coursekit.calc import roofline
 from coursekit.quiz.bank import load_all_banks, pool
 from coursekit.quiz.engine import grade, instantiate
 from coursekit.quiz.selftest import check_bank
@@ -47,8 +48,13 @@ def test_numbers_match_the_papers():
         assert q.answer == pytest.approx(100 * (p - 1) / (m + p - 1))
         q = instantiate(_item("m2-l4-young"), seed=seed)
         assert q.answer == pytest.approx((2 * q.params["c"] * q.params["h"] * 3600) ** 0.5 / 60)
+    for run in ["LLaMA 7B", "LLaMA 65B", "Llama 2 7B", "Llama 2 13B", "Llama 2 70B"]:
+        # one published run per variant: size, tokens and GPU-hours from the same paper, so MFU is real
+        seed = next(s for s in range(200) if instantiate(_item("m2-l1-mfu"), seed=s).params["run"] == run)
         q = instantiate(_item("m2-l1-mfu"), seed=seed)
-        assert q.answer == pytest.approx(100 * 6 * q.params["n"] * 1e9 * q.params["d"] * 1e12 / (q.params["h"] * 3600 * 312e12))
+        n, d, h = (roofline.published_run_value(run, f) for f in ("n_params", "train_tokens", "gpu_hours"))
+        assert q.answer == pytest.approx(100 * 6 * n * d / (h * 3600 * 312e12), rel=1e-3)
+        assert 30 < q.answer < 55, run
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -109,3 +109,13 @@ def test_gloo_allreduce_between_two_processes():
     result = collectives.measure_allreduce([4096, 1 << 20], world_size=2, repeats=2, backend="gloo")
     assert result["backend"] == "gloo" and [r["bytes"] for r in result["rows"]] == [4096, 1 << 20]
     assert all(r["correct"] and r["seconds"] > 0 for r in result["rows"])
+
+
+def test_lab2_plan_reports_the_sequences_a_step_really_runs():
+    from coursekit.calc import cluster_plan as cp
+
+    r = cp.evaluate(hardware.A100_SXM_80GB, 8, 1, 86)
+    assert r["stated_sequences"] == cp.TOKENS_PER_STEP // cp.MODEL_100B.seq == 1024
+    assert r["sequences_per_step"] == r["microbatches"] * 86 == 946
+    assert r["batch_shortfall"] == pytest.approx(1 - 946 / 1024)
+    assert cp.evaluate(hardware.H100_SXM, 8, 1, 64)["batch_shortfall"] == 0     # 64 divides 1,024

@@ -62,8 +62,13 @@ def test_lesson2_zero_figure_and_gpt3_state():
     # "120, 31.4, 16.6 and 1.9 GB: the paper's numbers"
     assert "120, 31.4, 16.6 and 1.9 GB" in text
     assert [round(par.zero_total_gb(7.5e9, 64, s), 1) for s in range(4)] == [120.0, 31.4, 16.6, 1.9]
-    # "the unsharded 2 + 2 bytes per parameter alone are 400 GB"
-    assert "alone are 400 GB" in text and par.zero_memory(100e9, 10**6, 1)["total"] == pytest.approx(400e9, rel=1e-4)
+    # "stages 1 and 2 can never fit ...: stage 2 still keeps every BF16 weight (2 bytes per parameter, 200 GB), and
+    # plain DP and stage 1 keep the gradients too (2 + 2 bytes, 400 GB)"
+    flat = " ".join(text.split())
+    assert "stages 1 and 2 can never fit" in flat and "2 bytes per parameter, 200 GB" in flat and "(2 + 2 bytes, 400 GB)" in flat
+    assert par.zero_memory(100e9, 10**6, 1)["total"] == pytest.approx(400e9, rel=1e-4)
+    assert par.zero_memory(100e9, 10**6, 2)["total"] == pytest.approx(200e9, rel=1e-4)
+    assert par.zero_memory(100e9, 10**6, 3)["total"] < 80e9
     # errata: 2.8 TB is all 16 bytes; the FP32 optimizer state is 2.1 TB
     assert "2.1 TB" in text
     assert par.zero_part_bytes(175e9, 1, 0, "total") == 2.8e12 and par.zero_part_bytes(175e9, 1, 0, "optimizer") == 2.1e12
@@ -95,3 +100,25 @@ def test_lesson4_failure_numbers():
     mtbf = run.cluster_mtbf_hours(run.gpu_mtbf_from_observed(54, 16384, 419), 2048) * 3600
     waste = {c: run.wasted_fraction(run.young_interval(c, mtbf), c, mtbf) for c in (10, 300)}
     assert "under 2%; at 300 s it passes 8%" in text and 0.08 < waste[300] < 0.09 and waste[10] < 0.02
+
+
+def test_lesson1_beyond_nvidia_prose_matches_the_numbers():
+    from coursekit.calc import survey
+
+    text = " ".join(" ".join(c.source for c in M2.nb("01-training-silicon").cells if c.cell_type == "markdown").split())
+    # "a 288 GB MI355X holds a 70B training state on 4 chips, a 95 GB TPU v5p needs 12"
+    assert "on 4 chips, a 95 GB TPU v5p needs 12" in text
+    assert survey.min_chips_for_training_state("AMD Instinct MI355X", 70e9) == 4
+    assert survey.min_chips_for_training_state("Google TPU v5p", 70e9) == 12
+    assert hardware.MI355X.memory_gb == 288 and hardware.TPU_V5P.memory_gb == 95
+    # "a Blackwell GPU, an MI355X or an Ironwood chip does the same run in well under half an H100's time"
+    h100 = survey.training_days("NVIDIA H100 SXM", 70e9, 2e12, 1024)
+    for chip in ("NVIDIA GB200 NVL72 (one Blackwell GPU)", "AMD Instinct MI355X", "Google TPU7x (Ironwood)"):
+        assert survey.training_days(chip, 70e9, 2e12, 1024) < 0.45 * h100
+    # pods of "4,096 for v4, 8,960 for v5p, 9,216 for Ironwood"; "72 in a GB200 NVL72 rack, 64 chips in a Trn2 UltraServer"
+    assert "(4,096 for v4, 8,960 for v5p, 9,216 for Ironwood)" in text
+    assert [hardware.TPU_V4_POD.n_chips, hardware.TPU_V5P_POD.n_chips, hardware.IRONWOOD_POD.n_chips] == [4096, 8960, 9216]
+    assert "72 in a GB200 NVL72 rack" in text and hardware.GB200_NVL72.n_chips == 72
+    assert "64 chips in a Trn2 UltraServer" in text and hardware.TRN2_ULTRASERVER.n_chips == 64
+    # "NVLink 5's 1.8 TB/s" both ways; the one-way figure is half
+    assert "NVLink 5's 1.8 TB/s" in text and hardware.GB200_GPU.interconnect_gbs == 1800

@@ -79,3 +79,34 @@ def test_lesson3_precision_halves_and_quarters_bytes():
     bf16, int8, int4 = (chips.decode_tokens_per_s_bound("Llama 2 70B", hardware.H100_SXM.name, bytes_per_param=b)
                         for b in (2, 1, 0.5))
     assert int8 / bf16 == pytest.approx(2) and int4 / bf16 == pytest.approx(4)
+
+
+def test_lesson1_inference_silicon_of_2025_2026_prose_matches_the_numbers():
+    from coursekit.calc import survey
+
+    text = " ".join(" ".join(c.source for c in M3.nb("01-design-axes-and-chips").cells if c.cell_type == "markdown").split())
+    # "one Ironwood, MI325X, MI355X or Blackwell GPU now holds the whole 70B model (an H100 needed two)"
+    assert "now holds the whole 70B model (an H100 needed two)" in text
+    for chip in ("Google TPU7x (Ironwood)", "AMD Instinct MI325X", "AMD Instinct MI355X", "NVIDIA GB200 NVL72 (one Blackwell GPU)"):
+        assert survey.chips_to_serve(chip, LLAMA2_70B.name) == 1, chip
+    assert survey.chips_to_serve("NVIDIA H100 SXM", LLAMA2_70B.name) == 2
+    # "the batch-1 bound is tens of tokens a second per user on the fewest chips" (HBM chips)
+    rows = [survey.serving_row(c, LLAMA2_70B.name) for c in survey.INFERENCE_SILICON]
+    for r in rows:
+        if r["kind"] in ("sram-lpu", "wafer-sram"):
+            # "hundreds of thousands of tokens a second"; "their ridge point is a few FLOP per byte"
+            assert 1e5 < r["decode_bound_tps"] < 1e6 and r["ridge"] < 10, r["chip"]
+        else:
+            assert 10 < r["decode_bound_tps"] < 100, r["chip"]
+    # "about 600 Groq chips or 4 wafers"
+    assert "about 600 Groq chips or 4 wafers" in text
+    assert survey.chips_to_serve("Groq LPU (GroqChip 1)", LLAMA2_70B.name) == 600
+    assert survey.chips_to_serve("Cerebras WSE-3", LLAMA2_70B.name) == 4
+    # "far above any speed they are measured at": the fastest published Groq 70B speed
+    assert max(s.tokens_per_s for s in chips.GROQ_70B_SPEEDS) * 100 < min(r["decode_bound_tps"] for r in rows if r["ridge"] < 10)
+    # "192 GB of HBM", "pods of 9,216 chips", "44 GB of on-wafer SRAM at 21 PB/s", "230 MB per chip", "256 and 288 GB"
+    assert "192 GB of HBM" in text and hardware.TPU_IRONWOOD.memory_gb == 192
+    assert "pods of 9,216 chips" in text and hardware.IRONWOOD_POD.n_chips == 9216
+    assert "44 GB of on-wafer SRAM at 21 PB/s" in text and hardware.CEREBRAS_WSE3.memory_tbs == 21_000
+    assert "230 MB per chip" in text and hardware.GROQ_LPU.memory_gb == 0.23
+    assert "(256 and 288 GB of HBM)" in text and (hardware.MI325X.memory_gb, hardware.MI355X.memory_gb) == (256, 288)

@@ -59,6 +59,26 @@ def test_three_year_tco_by_hand():
     assert grow["residual"] == pytest.approx(2 * 15_000 / 3 + 4 * 7_500 * 2 / 3)
 
 
+def test_renting_pays_busy_hours_so_utilization_decides():
+    # 2 GPUs' worth of work; at 25% utilization the owned fleet (sized for peaks) is 8 GPUs, the rented one
+    # still pays 2 GPU-years of busy hours: renting gains on owning as utilization falls
+    args = dict(tokens_per_day=86.4e6, tokens_per_second_per_gpu=500, rent_per_gpu_hour=2.0, purchase_per_gpu=30_000,
+                kw_per_gpu=1.0, electricity_per_kwh=0.1, pue=1.5, hosting_per_gpu_year=1000)
+    busy, idle = tco.three_year_tco(utilization=1.0, **args), tco.three_year_tco(utilization=0.25, **args)
+    assert idle["gpus_per_year"] == [8, 8, 8] and idle["rent"] == pytest.approx(busy["rent"])
+    assert idle["buy"] == pytest.approx(4 * busy["buy"])
+    assert idle["rent"] / idle["buy"] < busy["rent"] / busy["buy"] / 3.9
+    # a trickle of demand still keeps the minimum fleet (one GPU) rented all year
+    tiny = tco.three_year_tco(utilization=0.5, **{**args, "tokens_per_day": 1e6})
+    assert tiny["rented_gpu_hours"] == [8760, 8760, 8760] and tiny["rent"] == pytest.approx(3 * 8760 * 2.0)
+    assert tco.rented_gpu_hours(86.4e6, 500, min_rented_gpus=4) == 4 * 8760
+
+
+def test_owning_is_priced_per_gpu_of_a_server():
+    assert prices.H100_SERVER_PER_GPU > prices.H100_PURCHASE          # the server's share exceeds the bare GPU
+    assert prices.H100_SERVER_KW_PER_GPU > prices.H100_SXM_KW         # so does its power (CPUs, fans, NICs)
+
+
 def test_tornado_sorts_by_swing():
     rows = tco.tornado(lambda a, b: 10 * a + b, {"a": 1.0, "b": 1.0}, {"a": (0.5, 2.0), "b": (0.0, 3.0)})
     assert [r["input"] for r in rows] == ["a", "b"] and rows[0]["swing"] == pytest.approx(15.0)

@@ -9,13 +9,13 @@ import random
 
 from autograder.spec import Case, LabSpec, Task
 from coursekit.calc import memory, roofline
-from coursekit.hardware import A100_SXM_80GB, H100_SXM, INFERENTIA2, L40S, TPU_V5E
+from coursekit.hardware import A100_SXM_80GB, ALL_CHIPS, H100_SXM, L40S
 from coursekit.model_configs import LLAMA2_7B, MISTRAL_7B, ModelConfig
 
 LAB = "lab1-roofline"
 SHAPE_KEYS = ("n_layers", "d_model", "n_heads", "n_kv_heads", "head_dim", "d_ff", "vocab_size")
 STEP_KEYS = ("flops", "weight_bytes", "kv_bytes", "activation_bytes", "seconds")
-CHIPS = (A100_SXM_80GB, H100_SXM, L40S, TPU_V5E, INFERENTIA2)
+CHIPS = tuple(ALL_CHIPS)   # hidden cases draw from the whole table, 2020 to 2026, HBM and SRAM alike
 
 
 def shape(config: ModelConfig) -> dict:

@@ -11,7 +11,7 @@ import math
 import random
 
 from autograder.spec import Case, LabSpec, Task
-from coursekit import prices
+from coursekit import hardware, prices
 from coursekit.checks.lab4_economics import compare_ranking, encode_rows, pick_tco
 from coursekit.calc import levers, serving_cost, tco
 
@@ -65,7 +65,7 @@ def _break_even_hidden(rng: random.Random) -> Case:
 
 def _tco_kwargs(**overrides) -> dict:
     base = dict(tokens_per_day=500e6, tokens_per_second_per_gpu=1200.0, utilization=0.5, rent_per_gpu_hour=H100,
-                purchase_per_gpu=prices.H100_PURCHASE, kw_per_gpu=prices.H100_SXM_KW,
+                purchase_per_gpu=prices.H100_SERVER_PER_GPU, kw_per_gpu=prices.H100_SERVER_KW_PER_GPU,
                 electricity_per_kwh=prices.ELECTRICITY_PER_KWH, pue=prices.PUE, hosting_per_gpu_year=3000.0,
                 growth=0.0, decline=0.0)
     return {**base, **overrides}
@@ -74,11 +74,14 @@ def _tco_kwargs(**overrides) -> dict:
 
 def _tco_visible():
     rows = [("flat demand, H100 list prices", _tco_kwargs(),
-             "size the fleet with ceil(tokens/day / 86400 / (tokens/s x utilization)); rent = GPUs x 8760 h x $/h each year"),
+             "size the owned fleet with ceil(tokens/day / 86400 / (tokens/s x utilization)); rent pays only busy hours: "
+             "tokens/day x 365 / (tokens/s x 3600) GPU-hours, at least 8760 (one GPU all year)"),
             ("demand doubling yearly, prices falling 30%", _tco_kwargs(growth=1.0, decline=0.3),
              "buy only the GPUs you lack each year, at that year's price; residual = price x (1 - age / 3) at the end"),
             ("cheap rental ($2/h), little demand", _tco_kwargs(tokens_per_day=20e6, rent_per_gpu_hour=2.0),
-             "power = owned GPUs x kW x PUE x 8760 h x $/kWh, plus hosting per owned GPU, every year")]
+             "power = owned GPUs x kW x PUE x 8760 h x $/kWh, plus hosting per owned GPU, every year"),
+            ("a trickle of demand, busy 20%", _tco_kwargs(tokens_per_day=2e6, utilization=0.2),
+             "renting never drops below one GPU rented all year (8760 GPU-hours), however small the demand")]
     return tuple(Case(name, kwargs=kw, hint=h, expected=pick_tco(tco.three_year_tco(**kw))) for name, kw, h in rows)
 
 
@@ -86,7 +89,7 @@ def _tco_hidden(rng: random.Random) -> Case:
     return Case("random fleet", kwargs=_tco_kwargs(
         tokens_per_day=round(10 ** rng.uniform(7, 10), -3), tokens_per_second_per_gpu=round(rng.uniform(200, 5000)),
         utilization=round(rng.uniform(0.2, 1.0), 2), rent_per_gpu_hour=round(rng.uniform(1.0, 13.0), 2),
-        purchase_per_gpu=rng.choice([10_000.0, 25_000.0, 30_000.0]), kw_per_gpu=rng.choice([0.35, 0.7]),
+        purchase_per_gpu=rng.choice([10_000.0, 25_000.0, 33_750.0]), kw_per_gpu=rng.choice([0.35, 0.7, 1.275]),
         electricity_per_kwh=round(rng.uniform(0.05, 0.3), 3), pue=rng.choice([1.1, 1.3, 1.58]),
         hosting_per_gpu_year=rng.choice([1000.0, 3000.0, 6000.0]), growth=rng.choice([0.0, 0.5, 1.0, 2.0]),
         decline=rng.choice([0.0, 0.15, 0.3])))
@@ -109,12 +112,15 @@ def _throughput_visible():
 
 
 def _random_scenario(rng: random.Random) -> dict:
-    chip = rng.choice(["NVIDIA H100 SXM", "NVIDIA A100 SXM 80GB", "NVIDIA H200 SXM", "NVIDIA L40S"])
+    # any chip of the table (2020-2026, HBM and SRAM), with enough of them that the weights and one sequence fit
+    chip = rng.choice([c.name for c in hardware.ALL_CHIPS])
     model = rng.choice(["Llama 2 7B", "Mistral 7B", "Llama 3 8B", "Llama 2 70B"])
     gpus = rng.choice([1, 2, 4]) if "70B" not in model else 8
-    return levers.scenario(model, chip, gpus, rng.choice([1, 8, 32, 128, 512]), rng.choice([256, 1024, 4096]),
-                           round(rng.uniform(1.0, 13.0), 2), round(rng.uniform(0.2, 1.0), 2),
-                           bytes_per_weight=rng.choice([2, 1, 0.5]))
+    s = levers.scenario(model, chip, gpus, rng.choice([1, 8, 32, 128, 512]), rng.choice([256, 1024, 4096]),
+                        round(rng.uniform(1.0, 13.0), 2), round(rng.uniform(0.2, 1.0), 2),
+                        bytes_per_weight=rng.choice([2, 1, 0.5]))
+    need = s["params"] * 2 + s["context"] * s["kv_bytes_per_token"]      # so every lever (BF16 at worst) fits too
+    return {**s, "gpus": max(s["gpus"], math.ceil(need / s["memory_bytes"]))}
 
 
 def _lever_set(s: dict) -> dict:

@@ -134,17 +134,25 @@ class ChipBound:
 def compare_philosophies(model: str = "Llama 2 70B", prompt_tokens: int = 2048, context_tokens: int = 4096,
                          concurrent_sessions: int = 1, ttft_target_s: float = 0.5,
                          prefill_utilisation: float = 0.5, usable_frac: float = 0.9,
-                         bytes_per_param: dict[str, float] | None = None) -> list[ChipBound]:
+                         bytes_per_param: dict[str, float] | None = None,
+                         chips: dict[str, hardware.Chip] | list[str] | None = None) -> list[ChipBound]:
     """One row per philosophy: the smallest deployment that holds the model (+ KV for the sessions),
     and the TTFT / decode bounds that deployment can reach.
 
     bytes_per_param defaults to INT8 (1 byte) for chips with a dense INT8 path, since that is how
     each vendor serves a 70B model on its smallest footprint; pass a dict to override per chip.
+    `chips` replaces the four philosophies with any chips of coursekit.hardware (names, or label -> Chip).
     """
     cfg = model_by_name(model)
     kv = model_kv_bytes_per_session(model, context_tokens) * concurrent_sessions
+    if chips is None:
+        chosen = PHILOSOPHIES
+    elif isinstance(chips, dict):
+        chosen = chips
+    else:
+        chosen = {name: chip_by_name(name) for name in chips}
     rows = []
-    for label, chip in PHILOSOPHIES.items():
+    for label, chip in chosen.items():
         bpp = (bytes_per_param or {}).get(label, 1.0 if chip.int8_tops else 2.0)
         weights = cfg.n_params * bpp
         n = chips_to_hold(weights + kv, chip.memory_gb, usable_frac)
@@ -168,6 +176,27 @@ def decode_step_seconds_batched(n_params: float, bytes_per_param: float, kv_byte
     memory_s = (n_params * bytes_per_param + kv_bytes_per_seq * batch) / (n_chips * bandwidth_tbs * 1e12)
     compute_s = 2 * n_params * batch / (n_chips * peak_tflops * 1e12)
     return max(memory_s, compute_s)
+
+
+def decode_step_seconds_per_part(n_params: float, bytes_per_param: float, kv_bytes_per_seq: float, batch: int,
+                                 peak_tflops: float, bandwidth_tbs: float, n_chips: int = 1) -> dict:
+    """The same decode step modelled per part, as the operations actually run one after another: the weight
+    matmuls on their own roofline (weights read once, 2N FLOPs per sequence) plus attention on its own
+    (every sequence's KV cache read; its FLOPs are ~1 per byte, so bandwidth-bound). Each part can only hide
+    its own memory time behind its own compute, so the sum is >= decode_step_seconds_batched's single max.
+
+    Which the course uses: lessons and labs use the single max (decode_step_seconds_batched,
+    roofline.decode_step's "seconds"), an optimistic bound that is exact while the whole step is
+    bandwidth-bound (small batches). Once the weight matmuls turn compute-bound (large batches) the KV reads
+    can no longer hide behind them, and the per-part sum here is the better estimate (the scaling book's
+    inference chapter models it this way). tests/test_decode_per_part.py pins when the two differ."""
+    bw, peak = n_chips * bandwidth_tbs * 1e12, n_chips * peak_tflops * 1e12
+    weights_s = max(n_params * bytes_per_param / bw, 2 * n_params * batch / peak)
+    attention_s = kv_bytes_per_seq * batch / bw
+    single_max = decode_step_seconds_batched(n_params, bytes_per_param, kv_bytes_per_seq, batch, peak_tflops,
+                                             bandwidth_tbs, n_chips)
+    return {"weights_s": weights_s, "attention_s": attention_s, "seconds": weights_s + attention_s,
+            "single_max_s": single_max}
 
 
 def decode_throughput(model: str, chip: str, batch: int, n_chips: int = 1, bytes_per_param: float = 2,

@@ -79,6 +79,10 @@ def evaluate(chip: hardware.Chip, tp: int, pp: int, dp: int, checkpointing: bool
     return {
         "gpus": n_gpus, "memory_gb": (states + acts) / 1e9, "states_gb": states / 1e9, "activations_gb": acts / 1e9,
         "fits": states + acts <= chip.memory_gb * 1e9, "microbatches": microbatches,
+        # whole micro-batches per DP rank: when dp x micro_batch does not divide the stated batch, a step runs
+        # fewer sequences than stated (never silently: the lab prints this shortfall)
+        "sequences_per_step": microbatches * dp * micro_batch, "stated_sequences": seqs_per_step,
+        "batch_shortfall": 1 - microbatches * dp * micro_batch / seqs_per_step,
         "bubble": par.pipeline_bubble_fraction(pp, microbatches), "tp_link": tp_link.name,
         "tp_comm_share": tp_comm / step, "dp_allreduce_s": par.dp_grad_allreduce_seconds(n_params / (tp * pp), dp, INTER_NODE[chip.name]),
         "step_s": step, "days": days, "gpu_hours": gpu_hours,

@@ -176,11 +176,18 @@ def decode_step(model: ModelConfig | str, batch: int, context: int, peak_flops: 
     act_bytes = batch * activation_bytes_per_token(model, bytes_per_element)
     flops = batch * (2.0 * matmul_params(model) + attention_flops_per_token(model, context))
     total_bytes = weight_bytes + kv_bytes + act_bytes
+    # Per part (the weight matmuls with their activations, then attention over the KV cache), each on its
+    # own roofline: the sum is what a step takes when the parts run one after another. "seconds" (the
+    # course's figure everywhere) is the single max over the whole step, exact while all of it is
+    # bandwidth-bound; at large batch the per-part sum is larger (see chips.decode_step_seconds_per_part).
+    weights_part = roofline_time(batch * 2.0 * matmul_params(model), weight_bytes + act_bytes, peak_flops, bandwidth)
+    attention_part = roofline_time(batch * attention_flops_per_token(model, context), kv_bytes, peak_flops, bandwidth)
     return {
         "flops": flops, "weight_bytes": weight_bytes, "kv_bytes": kv_bytes,
         "activation_bytes": act_bytes, "bytes": total_bytes,
         "intensity": flops / total_bytes,
         "seconds": roofline_time(flops, total_bytes, peak_flops, bandwidth),
+        "seconds_per_part": weights_part + attention_part,
         "bound": classify(flops / total_bytes, peak_flops, bandwidth),
     }
 

@@ -52,24 +52,39 @@ def gpus_needed(tokens_per_day: float, tokens_per_second_per_gpu: float, utiliza
     return math.ceil(tokens_per_day / SECONDS_PER_DAY / (tokens_per_second_per_gpu * utilization))
 
 
+def rented_gpu_hours(tokens_per_day: float, tokens_per_second_per_gpu: float, min_rented_gpus: int = 1) -> float:
+    """GPU-hours a year an autoscaled rented fleet pays for: only the busy hours (the demand's work at full
+    speed), but never fewer than `min_rented_gpus` GPUs kept up all year to take traffic."""
+    busy = tokens_per_day * DAYS_PER_YEAR / (tokens_per_second_per_gpu * 3600)
+    return max(busy, min_rented_gpus * HOURS_PER_YEAR)
+
+
 def three_year_tco(tokens_per_day: float, tokens_per_second_per_gpu: float, utilization: float,
                    rent_per_gpu_hour: float, purchase_per_gpu: float, kw_per_gpu: float,
                    electricity_per_kwh: float, pue: float, hosting_per_gpu_year: float,
-                   growth: float = 0.0, decline: float = 0.0, years: int = 3, life_years: float = 3.0) -> dict:
+                   growth: float = 0.0, decline: float = 0.0, years: int = 3, life_years: float = 3.0,
+                   min_rented_gpus: int = 1) -> dict:
     """Rent vs buy for `years` years of serving a growing demand.
 
-    Each year the fleet is sized for that year's demand. Renting pays every GPU-hour at the year's
-    price. Buying purchases the GPUs the fleet lacks at that year's price, pays power (kW x PUE, all
-    year, at rated power) and hosting per owned GPU, and gets back the straight-line residual value
-    (over `life_years`) of what it owns at the end: the purchase minus depreciation.
+    Each year the owned fleet is sized for that year's peak: the busy GPUs / `utilization` (the average
+    share of the time a GPU is busy). Buying purchases the GPUs the fleet lacks at that year's price, pays
+    power (kW x PUE, all year, at rated power) and hosting per owned GPU, and gets back the straight-line
+    residual value (over `life_years`) of what it owns at the end. Renting follows demand: an autoscaled
+    fleet pays only the busy GPU-hours (`rented_gpu_hours`), never fewer than `min_rented_gpus` all year.
+    So utilization decides: owning pays for idle hours, renting does not. For a like-for-like comparison
+    pass the owning side per GPU *of a server* (its share of the server's price and power, as
+    coursekit.prices.H100_SERVER_PER_GPU does), since a cloud's hourly price covers the whole server.
     """
     rent = buy_capex = power = hosting = residual = 0.0
-    owned, fleet, purchases = 0, [], []
+    owned, fleet, rented, purchases = 0, [], [], []
     for year in range(years):
         price_factor = (1 - decline) ** year
-        need = gpus_needed(tokens_per_day * (1 + growth) ** year, tokens_per_second_per_gpu, utilization)
+        demand = tokens_per_day * (1 + growth) ** year
+        need = gpus_needed(demand, tokens_per_second_per_gpu, utilization)
         fleet.append(need)
-        rent += need * HOURS_PER_YEAR * rent_per_gpu_hour * price_factor
+        hours = rented_gpu_hours(demand, tokens_per_second_per_gpu, min_rented_gpus)
+        rented.append(hours)
+        rent += hours * rent_per_gpu_hour * price_factor
         bought = max(0, need - owned)
         purchases.append((year, bought, purchase_per_gpu * price_factor))
         buy_capex += bought * purchase_per_gpu * price_factor
@@ -80,7 +95,8 @@ def three_year_tco(tokens_per_day: float, tokens_per_second_per_gpu: float, util
         residual += count * price * max(0.0, 1 - (years - year) / life_years)
     buy = buy_capex + power + hosting - residual
     return {"rent": rent, "buy": buy, "capex": buy_capex, "power": power, "hosting": hosting,
-            "residual": residual, "gpus_per_year": fleet, "cheaper": "buy" if buy < rent else "rent"}
+            "residual": residual, "gpus_per_year": fleet, "rented_gpu_hours": rented,
+            "cheaper": "buy" if buy < rent else "rent"}
 
 
 def tornado(fn, base: dict, swings: dict[str, tuple[float, float]]) -> list[dict]:
@@ -106,3 +122,14 @@ def own_cost_per_hour(purchase: float, kw: float, pue: float, electricity_per_kw
                       life_years: float = 3.0) -> float:
     """The rental price per hour at which renting all year costs as much as owning."""
     return own_cost_per_year(purchase, kw, pue, electricity_per_kwh, hosting_per_year, life_years) / HOURS_PER_YEAR
+
+
+def break_even_utilization(rent_per_gpu_hour: float, step: float = 0.01, **tco_args) -> float | None:
+    """Lowest fleet utilization (on a grid of `step`) at which buying costs less than renting the busy
+    hours over three_year_tco's horizon; None if renting wins even at 100%."""
+    n = round(1 / step)
+    for k in range(1, n + 1):
+        out = three_year_tco(utilization=k / n, rent_per_gpu_hour=rent_per_gpu_hour, **tco_args)
+        if out["buy"] < out["rent"]:
+            return k / n
+    return None

@@ -2,10 +2,13 @@
 
 For each item: every placeholder fills, every function resolves, the key is accepted, every wrong
 option and an out-of-tolerance number are rejected, each listed mistake is rejected with its own
-feedback, and a param item's variants repeat for a seed and differ across seeds.
+feedback, a param item's variants repeat for a seed and differ across seeds, and every numeric
+answer is plausible (`implausible`): finite and positive (times, costs, sizes and rates are), and an
+item whose id names an MFU keys a fraction of peak strictly between 0 and 1 (0% and 100%).
 """
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from .bank import Bank, Item, Problem, pool, scan_banks
@@ -34,8 +37,21 @@ def _check_choice(q: Question) -> list[str]:
     return found
 
 
-def _check_number(q: Question) -> list[str]:
+def implausible(q: Question) -> list[str]:
+    """Why a numeric variant's key cannot be a real answer (empty when it can). Every quantity the course
+    asks for is positive; an MFU above 100% (a run faster than its chips' peak) is impossible."""
     found = []
+    if not math.isfinite(q.answer) or q.answer <= 0:
+        found.append(f"the computed answer {q.answer!r} is not a positive number")
+    elif "mfu" in q.item.id.split("-"):
+        fraction = q.answer / 100 if q.item.units.strip() == "%" else q.answer
+        if not 0 < fraction < 1:
+            found.append(f"the keyed MFU {q.answer:.4g}{q.item.units} is not between 0 and 100% of peak")
+    return found
+
+
+def _check_number(q: Question) -> list[str]:
+    found = implausible(q)
     tol = q.item.tolerance
     if not grade(q, q.answer).correct:
         found.append(f"the computed answer {q.answer!r} is not accepted")
