@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 
 from .paths import START_PAGE, course_root
 
@@ -42,6 +43,11 @@ def start(args: argparse.Namespace) -> int:
                "--MappingKernelManager.cull_connected=False"]
     given = {a.split("=")[0] for a in args.jupyter_args}   # an option given twice is refused: the learner's wins
     command += [c for c in culling if c.split("=")[0] not in given]
+    # the course's defaults for JupyterLab's own settings (a learner's changes still win): no news
+    # pop-up asking to reach the internet, long code lines wrapped instead of cut off at 1280 px
+    settings = Path(__file__).resolve().parent / "jupyterlab-settings"
+    if "--LabApp.app_settings_dir" not in given:
+        command.append(f"--LabApp.app_settings_dir={settings}")
     command += jupyter_args() + args.jupyter_args  # terminals find `course` and `autograder`
     # saved quizzes reopen as "run this cell" instead of "model not found" (coursekit/saving.py)
     command.append(f"--ContentsManager.pre_save_hook={pre_save_hook.__module__}.{pre_save_hook.__name__}")

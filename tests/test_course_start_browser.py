@@ -145,6 +145,22 @@ def test_student_mode_shows_only_student_tools(student_server, laptop_page):
     assert status_of(student_server, "formgrader") == 404
 
 
+def test_no_news_prompt_and_long_code_lines_wrap(student_server, laptop_page):
+    """JupyterLab's own defaults as `course start` sets them: no pop-up asking to fetch Jupyter news
+    (a newcomer's first sight), and a code line longer than the 1280 px window wraps instead of
+    running out of view."""
+    notification = api(student_server, "lab/api/settings/@jupyterlab/apputils-extension:notification")
+    assert notification["composite"]["fetchNews"] == "false", notification["composite"]
+    assert notification["composite"]["checkForUpdates"] is False
+    page = laptop_page
+    open_notebook(page, student_server, LAB_COPY)
+    editor = page.locator(".jp-NotebookPanel:visible .jp-CodeCell .cm-content").first
+    wait_for(lambda: "cm-lineWrapping" in (editor.get_attribute("class") or ""), timeout=30,
+             what="code cells' lines wrapped")
+    assert not page.locator(".jp-toast-container .jp-Notification-Toast-news, .Toastify__toast",
+                            has_text="news").count()
+
+
 def test_instructor_mode_shows_the_instructor_tools(clone, laptop_page):
     base, root = clone
     with course_start(root, base / "instructor", "--instructor") as server:
