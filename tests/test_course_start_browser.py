@@ -150,8 +150,8 @@ def test_no_news_prompt_and_long_code_lines_wrap(student_server, laptop_page):
     (a newcomer's first sight), and a code line longer than the 1280 px window wraps instead of
     running out of view."""
     notification = api(student_server, "lab/api/settings/@jupyterlab/apputils-extension:notification")
-    assert notification["composite"]["fetchNews"] == "false", notification["composite"]
-    assert notification["composite"]["checkForUpdates"] is False
+    defaults = {k: v.get("default") for k, v in notification["schema"]["properties"].items()}
+    assert defaults["fetchNews"] == "false" and defaults["checkForUpdates"] is False, defaults
     page = laptop_page
     open_notebook(page, student_server, LAB_COPY)
     editor = page.locator(".jp-NotebookPanel:visible .jp-CodeCell .cm-content").first
