@@ -103,3 +103,17 @@ def test_cli_check(capsys):
     assert _run_cli(["quiz", "check", "--root", str(FIXTURES / "broken")]) == 1
     out = capsys.readouterr().out
     assert "l1-broken.yaml: m9-bad-missing-fn: function 'no_such_function' not found" in out
+
+
+def test_course_banks_right_answer_feedback_does_not_repeat_the_verdict():
+    """Both front ends head right-answer feedback with "Correct."; the course's own banks never follow it
+    with "Right." (the website shows bank text as written)."""
+    from coursekit.quiz.widgets import REPEATED_VERDICT
+
+    repeated = []
+    for bank in load_all_banks(QUIZZES).values():
+        for item in bank.items:
+            texts = [o.feedback for o in item.options if o.correct] if item.type == "single" else []
+            texts.append((item.feedback or {}).get("correct", ""))
+            repeated += [f"{bank.id}/{item.id}: {t!r}" for t in texts if REPEATED_VERDICT.match(t)]
+    assert not repeated, "\n".join(repeated)

@@ -208,3 +208,15 @@ def test_submitted_module_test_shows_its_attempts_and_waits_for_start():
     assert again.view.box not in again.box.children           # no fresh draw at 0 until asked
     start.click()
     assert again.view.box in again.box.children and again.attempt == 2
+
+
+@pytest.mark.parametrize("feedback, shown", [("Right.", ""), ("Right: 2mkn.", "2mkn."), ("Yes, m and v.", "m and v."),
+                                             ("Rightly so.", "Rightly so."), ("Right idea.", "Right idea.")])
+def test_right_answer_feedback_says_correct_once(feedback, shown):
+    from coursekit.quiz.engine import Outcome
+    from coursekit.quiz.widgets import feedback_html
+
+    html = feedback_html(Outcome(True, feedback, "why", 0))
+    assert f"<b>Correct.</b> {shown}</div>" in html, html
+    wrong = feedback_html(Outcome(False, "Right idea, wrong unit.", "why", 0))   # only a right answer's is trimmed
+    assert "<b>Not quite.</b> Right idea, wrong unit." in wrong

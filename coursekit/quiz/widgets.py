@@ -51,6 +51,8 @@ STYLE = """<style>
 </style>"""
 
 FULL = widgets.Layout(width="100%")
+# feedback that opens with its own verdict ("Right.", "Yes,"), which the "Correct." head already says
+REPEATED_VERDICT = re.compile(r"^\s*(?:right|correct|yes)\b\s*[.,!:;]\s*", re.IGNORECASE)
 
 
 def to_html(text: str) -> str:
@@ -75,7 +77,10 @@ def feedback_html(outcome: Outcome | None, *, note: str = "", explain: bool = Fa
         return f"<div class='course-quiz-feedback course-quiz-hint' role='alert'>{to_html(note)}</div>"
     verdict = "course-quiz-correct" if outcome.correct else "course-quiz-incorrect"
     head = "Correct." if outcome.correct else "Not quite."
-    parts = [f"<b>{head}</b> {to_html(outcome.feedback)}"]
+    feedback = outcome.feedback
+    if outcome.correct:      # a bank's "Right." after the head's "Correct." says it twice
+        feedback = REPEATED_VERDICT.sub("", feedback, count=1)
+    parts = [f"<b>{head}</b> {to_html(feedback)}"]
     if key:
         parts.append(f"<div class='course-quiz-key'><b>Answer:</b> {to_html(key)}</div>")
     if explain:
