@@ -100,6 +100,7 @@ def test_torch_runs_one_thread_in_the_check_as_in_the_grader(tmp_path):
 def test_the_released_lab_says_what_is_not_implemented(tmp_path):
     done = course_check(ROOT / "labs" / LAB / f"{LAB}.ipynb", tmp_path)
     assert done.returncode == 1 and "is not implemented yet" in done.stdout, done.stdout + done.stderr
+    assert "not implemented yet ()" not in done.stdout     # nbgrader's stub raises NotImplementedError()
 
 
 def test_a_broken_checks_file_is_an_error_naming_it(tmp_path, monkeypatch):

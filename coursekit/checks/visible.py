@@ -119,8 +119,9 @@ def run_task(task: VisibleTask, fn: Callable[..., Any], want: Callable[[Case], A
         try:
             output, reached = call_watched(fn, args, kwargs, task.forbids)
         except NotImplementedError as error:
-            raise VisibleTestFailed(f"{task.title}, case '{case.name}': {task.function} is not implemented yet "
-                                    f"({error})") from None
+            said = f" ({error})" if str(error) else ""    # a bare `raise NotImplementedError` says nothing
+            raise VisibleTestFailed(f"{task.title}, case '{case.name}': {task.function} is not implemented yet"
+                                    f"{said}") from None
         except Exception as error:
             where = traceback.extract_tb(error.__traceback__)[-1]   # the learner's line, not the check's
             raise VisibleTestFailed(f"{task.title}, case '{case.name}': {task.function} raised "
