@@ -95,3 +95,10 @@ def test_long_options_wrap_and_keep_their_buttons(lab_server, laptop_page, artif
 
     scrollers = page.locator(".course-quiz").first.evaluate(SCROLLERS_JS)
     assert scrollers == [], f"horizontal scrollbars in the quiz: {scrollers}"
+
+    # A typed answer with its units stays in view: the number box is wide enough for
+    # "73,000 thousand dollars per year" at 1280 px, nothing scrolled out of it.
+    number = page.locator(".course-quiz-number input").first
+    number.fill("73,000 thousand dollars per year")
+    widths = number.evaluate("e => [e.scrollWidth, e.clientWidth]")
+    assert widths[0] <= widths[1] + 1, f"the answer box cuts off what was typed: scroll/client widths {widths}"

@@ -17,7 +17,7 @@ from autograder.quiz.answers import AnswersError, parse_answers
 from autograder.quiz.scoring import score_answer
 from coursekit.quiz.bank import Item
 from coursekit.quiz.engine import Question
-from coursekit.quiz.numbers import UnreadableNumber
+from coursekit.quiz.numbers import UnreadableNumber, with_units
 from coursekit.quiz.widgets import QuestionView
 
 # typed, the question's units, the value it is read as (None: refused)
@@ -69,7 +69,7 @@ def test_widget_and_graded_quiz_read_the_same_number(typed, units, value):
     assert response == pytest.approx(value, rel=1e-12) and correct, (typed, units, response, note)
     assert note == view.read_as(view.response()) and note.startswith("Read your answer as ")
     if units:
-        assert units in note
+        assert with_units(f"{value:,.10g}", units) in note      # "$730,000 per year", never "730,000 $ per year"
 
 
 def test_a_number_written_as_a_literal_is_in_the_question_s_units():
@@ -125,3 +125,11 @@ def test_no_answer_value_leaves_a_graded_quiz_pending(quiz_template, tmp_path):
     graded = nbformat.read(course / "autograded" / "alice" / QUIZ / f"{QUIZ}.ipynb", as_version=4)
     assert "Read your answer as" in nbformat.writes(graded)          # says how the typed number was read
     assert "graded now 0" in run(course, "grade", QUIZ, "--no-progress").stdout
+
+
+@pytest.mark.parametrize("units, shown", [("$ per year", "$730,000 per year"), ("$", "$730,000"),
+                                          ("%", "730,000%"), ("GB", "730,000 GB"), ("", "730,000")])
+def test_the_reading_writes_money_and_percent_as_a_reader_would(units, shown):
+    from coursekit.quiz.numbers import read_number
+
+    assert read_number("730000", units).how.startswith(f"Read your answer as {shown}")

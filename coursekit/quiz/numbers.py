@@ -64,6 +64,15 @@ def _fmt(x: float) -> str:
     return f"{x:,.10g}"
 
 
+def with_units(number: str, units: str) -> str:
+    """A number in the question's units as a reader writes it: "$730,000 per year", "12.5%", "48 GB"."""
+    if units.startswith("$"):
+        return f"${number}{units[1:]}"
+    if units == "%":
+        return f"{number}%"
+    return f"{number} {units}" if units else number
+
+
 def _words(text: str) -> list[str]:
     """Unit text as comparable words: "$ per 1M tokens" and "dollars/million token" agree."""
     spaced = re.sub(r"([/$%×])", r" \1 ", text.replace("US$", "$").replace("per cent", "percent"))
@@ -122,7 +131,7 @@ def read_number(answer: Any, units: str = "") -> Reading:
             raise UnreadableNumber(f"{_short(answer)} is too large a number.") from None
         if not math.isfinite(value):
             raise UnreadableNumber(f"{answer!r} is not a finite number.")
-        return Reading(value, f"Read your answer as {_fmt(value)}{' ' + units if units else ''}.")
+        return Reading(value, f"Read your answer as {with_units(_fmt(value), units)}.")
     raw = answer.strip()
     if len(raw) > MAX_CHARS:
         raise UnreadableNumber(f"Could not read an answer of {len(raw)} characters as a number; type at most {MAX_CHARS}.")
@@ -158,7 +167,7 @@ def read_number(answer: Any, units: str = "") -> Reading:
         raise UnreadableNumber(_advice(raw, units, unit_problem=words_only and bool(rest or given_currency)))
     if not math.isfinite(value):
         raise UnreadableNumber(f"Could not read {raw!r} as a number: it is too large.")
-    return Reading(value, f"Read your answer as {_fmt(value)}{' ' + units if units else ''}{shown}.")
+    return Reading(value, f"Read your answer as {with_units(_fmt(value), units)}{shown}.")
 
 
 def parse_number(text: Any, units: str = "") -> float:

@@ -45,6 +45,9 @@ STYLE = """<style>
 .course-quiz-score { font-weight: bold; color: var(--jp-ui-font-color1); }
 .course-quiz-error { border-left: 4px solid var(--jp-error-color1); padding: 4px 8px;
   background: var(--jp-layout-color2); color: var(--jp-ui-font-color1); white-space: pre-wrap; }
+/* the number box holds an answer with its units ("73,000 thousand dollars per year") in view */
+.course-quiz .course-quiz-number { flex: 0 1 auto; }
+.course-quiz .course-quiz-number input { min-width: 22em; }
 /* a visible focus ring on every control (WCAG 2.4.7): ipywidgets' text box had none */
 .course-quiz input:focus-visible, .course-quiz button:focus-visible {
   outline: 2px solid var(--jp-brand-color1) !important; outline-offset: 1px; }
