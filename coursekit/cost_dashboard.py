@@ -43,7 +43,7 @@ class CostDashboard:
                        layout=layout, continuous_update=False, **kw)
 
         self.sliders = {
-            "training_musd": slider(widgets.FloatSlider, "training bill ($M)", training_cost / 1e6, 1, 200, 1),
+            "training_musd": slider(widgets.FloatSlider, "training bill ($M)", round(training_cost / 1e6, 6), 1, 200, 1),
             "tokens_per_day_m": slider(widgets.FloatLogSlider, "demand (M tokens/day)", tokens_per_day / 1e6,
                                        0, 6, 0.05, base=10),
             "growth_pct": slider(widgets.IntSlider, "demand growth (%/year)", 0, 0, 300, 10),

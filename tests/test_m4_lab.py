@@ -95,6 +95,9 @@ def test_sliders_recompute_and_redraw(solution):
     dash = CostDashboard(replica, lever_set, 30e6, 500e6, solution["cost_per_million_tokens"],
                          solution["break_even_day"], solution["decode_tokens_per_second"], solution["rank_levers"])
     before, figure = dict(dash.state), dash.figure
+    computed = CostDashboard(replica, lever_set, 0.1 * 3e8, 500e6, solution["cost_per_million_tokens"],
+                             solution["break_even_day"], solution["decode_tokens_per_second"], solution["rank_levers"])
+    assert repr(computed.sliders["training_musd"].value) == "30.0"   # a computed $30M reads 30, not 30.000000000000004
     curve = list(figure.axes[0].lines[0].get_ydata())
     assert before["break_even_day"] > 10 * 365       # the startup: serving takes decades to match $30M
     dash.sliders["tokens_per_day_m"].value = 100_000  # 100B tokens a day

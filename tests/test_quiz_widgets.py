@@ -220,3 +220,11 @@ def test_right_answer_feedback_says_correct_once(feedback, shown):
     assert f"<b>Correct.</b> {shown}</div>" in html, html
     wrong = feedback_html(Outcome(False, "Right idea, wrong unit.", "why", 0))   # only a right answer's is trimmed
     assert "<b>Not quite.</b> Right idea, wrong unit." in wrong
+
+
+def test_quiz_titles_are_section_headings():
+    """A lesson has an h1 title and h2 sections; the quiz after them is an h2 (no skipped level, WCAG 1.3.1)."""
+    quiz = show_quiz("m9-l1", root=GOOD)
+    assert "<h2 class='course-quiz-title'>" in quiz.view.box.children[0].value
+    test = show_module_test("m9", root=GOOD)
+    assert "<h2 class='course-quiz-title'>" in test.view.box.children[0].value

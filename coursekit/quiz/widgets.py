@@ -34,6 +34,8 @@ STYLE = """<style>
 /* width:100% plus the widgets' margins overflowed each item: a horizontal scrollbar under every one */
 .course-quiz .jupyter-widgets { box-sizing: border-box; max-width: 100%; min-width: 0; }
 .course-quiz .widget-vbox > .jupyter-widgets { width: auto !important; }
+/* the quiz is a section of its lesson (h1 title, h2 sections), so its title is an h2, sized as a subhead */
+.course-quiz .course-quiz-title { margin: 0.2em 0; font-size: var(--jp-content-font-size3); }
 .course-quiz-item { border-top: 1px solid var(--jp-border-color2); padding: 4px 0; }
 .course-quiz-stem { color: var(--jp-content-font-color1); font-size: var(--jp-content-font-size1); }
 .course-quiz-feedback { padding: 4px 8px; margin: 2px 0; border-left: 4px solid var(--jp-border-color1);
@@ -188,7 +190,7 @@ class LessonQuizView:
         self.tries: dict[str, int] = {}
         self.score = widgets.HTML()
         self.score.add_class("course-quiz-score")
-        children = [widgets.HTML(f"{STYLE}<h4 style='margin:0.2em 0'>{html.escape(title)}</h4>"
+        children = [widgets.HTML(f"{STYLE}<h2 class='course-quiz-title'>{html.escape(title)}</h2>"
                                  + (f"<div class='course-quiz-history'>{to_html(history)}</div>" if history else ""))]
         self.check_buttons = []
         for view in self.questions:
@@ -272,7 +274,7 @@ class ModuleTestView:
         self.submit_button = widgets.Button(description="Submit test", button_style="primary", icon="paper-plane")
         self.submit_button.add_class("course-quiz-submit")
         self.submit_button.on_click(lambda _b: self.submit())
-        intro = (f"{STYLE}<h4 style='margin:0.2em 0'>{html.escape(title)}</h4><p>{len(questions)} questions; "
+        intro = (f"{STYLE}<h2 class='course-quiz-title'>{html.escape(title)}</h2><p>{len(questions)} questions; "
                  f"pass mark {pass_mark:.0%}. Answer them all, then submit once: feedback follows.</p>")
         for view in self.questions:
             view.box.children = (*view.box.children, view.feedback)
