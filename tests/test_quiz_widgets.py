@@ -66,6 +66,9 @@ def test_unfinished_attempt_resumes_after_restart_then_new_draw():
     assert again.seed == quiz.seed
     assert [q.q.id for q in again.view.questions] == [q.q.id for q in quiz.view.questions]
     assert again.view.check_buttons[0].disabled and "earlier" in again.view.questions[0].feedback.value
+    restored = again.view.questions[0]                      # the earlier answer and its feedback, not empty fields
+    assert restored.response() == q0.response() and restored.input.disabled
+    assert "<b>Correct.</b>" in restored.feedback.value and "Why:" in restored.feedback.value
     box = again.view.box
     again.new_attempt()
     assert again.seed != quiz.seed and again.view.box is box  # the displayed box updates in place
@@ -79,6 +82,7 @@ def test_wrong_answer_before_a_restart_stays_wrong_first_time():
     again = show_quiz("m9-l1", root=GOOD)                   # kernel restart: the same attempt comes back
     view = again.view
     assert view.first_try == {q0.q.id: False} and "not yet right" in view.questions[0].feedback.value
+    assert view.questions[0].response() == q0.response() and "<b>Not quite.</b>" in view.questions[0].feedback.value
     assert "Score: 0 / 3 right on the first try (1 of 3 answered)" in view.score.value
     view.questions[0].set_response(q0.q.correct_response())
     view.check_buttons[0].click()
@@ -228,3 +232,13 @@ def test_quiz_titles_are_section_headings():
     assert "<h2 class='course-quiz-title'>" in quiz.view.box.children[0].value
     test = show_module_test("m9", root=GOOD)
     assert "<h2 class='course-quiz-title'>" in test.view.box.children[0].value
+
+
+def test_a_restored_numeric_answer_shows_what_was_typed_and_how_it_was_read():
+    quiz = show_quiz("m9-l1", seed=0, root=GOOD)
+    index, view = next((i, v) for i, v in enumerate(quiz.view.questions) if v.q.type in ("numeric", "param"))
+    view.input.value = f"{view.q.answer * 10:,.10g}"        # wrong by ten: "not yet right"
+    quiz.view.check_buttons[index].click()
+    again = show_quiz("m9-l1", root=GOOD).view.questions[index]   # after a kernel restart
+    assert again.response() == pytest.approx(view.q.answer * 10)
+    assert "Not quite." in again.feedback.value and "not yet right" in again.feedback.value

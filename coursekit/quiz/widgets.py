@@ -162,7 +162,7 @@ class QuestionView:
             for i, box in self.boxes.items():
                 box.value = i in set(response)
         else:
-            self.input.value = repr(float(response))
+            self.input.value = f"{float(response):,.10g}"
 
     def disable(self) -> None:
         for w in (self.boxes.values() if self.q.type == "multi" else [self.input]):
@@ -216,13 +216,29 @@ class LessonQuizView:
             # answer that was wrong before a kernel restart never becomes right first time after it.
             self.first_try[view.q.id] = record.get("first_correct", False)
             self.tries[view.q.id] = record.get("tries", 1)
+            outcome = self._restore(view, (record.get("responses") or [None])[-1])
             if record.get("correct"):
-                view.feedback.value = feedback_html(None, note="Answered correctly earlier in this attempt.")
+                note = "Answered correctly earlier in this attempt."
                 view.disable()
                 button.disabled = True
             else:
-                view.feedback.value = feedback_html(None, note="Answered earlier in this attempt, not yet right: try again.")
+                note = "Answered earlier in this attempt, not yet right: try again."
+            explain = outcome is not None and (outcome.correct or self.tries[view.q.id] >= 2)
+            view.feedback.value = feedback_html(outcome, note=note, explain=explain)
         self._update_score()
+
+    @staticmethod
+    def _restore(view: QuestionView, response: Any) -> Outcome | None:
+        """The learner's last answer back in its field and graded again for its feedback; None when the
+        store has none this question can take (an older store, or an edited bank)."""
+        if response is None:
+            return None
+        try:
+            outcome = grade(view.q, response)
+            view.set_response(response)
+        except Exception:   # a stored answer is the learner's past, never a reason the quiz fails to show
+            return None
+        return outcome
 
     def check(self, view: QuestionView, button: widgets.Button) -> Outcome | None:
         try:
