@@ -86,8 +86,9 @@ L40S = Chip(
 )
 TPU_V5E = Chip(
     "Google TPU v5e", "tpu", bf16_tflops=197, memory_gb=16, memory_tbs=0.819,
-    int8_tops=394, interconnect_gbs=200,
-    source="Google Cloud TPU v5e documentation (2023): 197 TFLOPS BF16, 394 TOPS INT8, 16 GB HBM2 at 819 GB/s, ICI 1,600 Gbps (200 GB/s)",
+    int8_tops=394, interconnect_gbs=400,
+    source="Google Cloud TPU v5e documentation (2023): 197 TFLOPS BF16, 394 TOPS INT8, 16 GB HBM2 at 819 GB/s, "
+           "ICI 400 GB/s per chip both ways (its first edition printed 1,600 Gbps, 200 GB/s, one way)",
     date="2023",
 )
 INFERENTIA2 = Chip(
@@ -211,17 +212,17 @@ TPU_V4 = Chip(
 )
 TPU_V5P = Chip(
     "Google TPU v5p", "tpu", bf16_tflops=459, memory_gb=95, memory_tbs=2.765,
-    int8_tops=918, fp8_tflops=459, interconnect_gbs=1200, link="ICI, 3D torus, 8,960-chip pod",
+    int8_tops=918, interconnect_gbs=1200, link="ICI, 3D torus, 8,960-chip pod",
     source="Google Cloud, 'Introducing Cloud TPU v5p and AI Hypercomputer' (6 December 2023) and the Cloud "
-           "TPU v5p documentation: 459 TFLOPS BF16 (FP8 runs at the same rate), 918 TOPS INT8, 95 GB HBM2e "
+           "TPU v5p documentation: 459 TFLOPS BF16, 918 TOPS INT8 (no FP8 rate published), 95 GB HBM2e "
            "at 2,765 GB/s, ICI 1,200 GB/s per chip both ways (4,800 Gbps)",
     date="6 December 2023",
 )
 TPU_V6E = Chip(
     "Google TPU v6e (Trillium)", "tpu", bf16_tflops=918, memory_gb=32, memory_tbs=1.638,
-    int8_tops=1836, fp8_tflops=918, interconnect_gbs=800, link="ICI, 2D torus, 256-chip pod",
+    int8_tops=1836, interconnect_gbs=800, link="ICI, 2D torus, 256-chip pod",
     source="Google Cloud TPU v6e documentation (Trillium; announced 14 May 2024, generally available "
-           "December 2024): 918 TFLOPS BF16, 1,836 TOPS INT8, 32 GB HBM at 1,638 GB/s, ICI 800 GB/s per chip both ways",
+           "December 2024): 918 TFLOPS BF16, 1,836 TOPS INT8 (no FP8 rate published), 32 GB HBM at 1,638 GB/s, ICI 800 GB/s per chip both ways",
     date="December 2024",
 )
 TPU_IRONWOOD = Chip(
