@@ -15,6 +15,7 @@ from coursekit import progress
 from coursekit.quiz import load_all_banks
 from coursekit.quiz.bank import pool
 from coursekit.quiz.engine import build_quiz
+from coursekit.quiz.widgets import REPEATED_VERDICT
 from jupyterlab_ui import open_notebook, run_all_cells
 from test_quiz_widgets import wrong_response
 
@@ -94,7 +95,8 @@ def test_quiz_by_clicking(lab_server, page, artifacts_dir, monkeypatch):
         item.locator("button.course-quiz-check").click()
         correct = item.locator(".course-quiz-correct")
         correct.wait_for(timeout=30_000)
-        assert question.option_feedback[right][:30] in correct.inner_text()
+        shown = REPEATED_VERDICT.sub("", question.option_feedback[right])   # "Correct." heads it, once
+        assert correct.inner_text().startswith(f"Correct. {shown[:30]}"), correct.inner_text()
         assert "Score: 0 / 3 right on the first try (1 of 3 answered)" in page.locator(".course-quiz-score").first.inner_text()
 
         set_theme(page, "JupyterLab Dark", light=False)
