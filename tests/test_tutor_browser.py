@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import shutil
 import sys
@@ -91,7 +92,8 @@ def test_ask_the_tutor_about_a_failing_check_and_see_it_stream(tutor_lab, browse
     page.set_default_timeout(60_000)
     try:
         open_notebook(page, server, f"work/{LAB}/{LAB}.ipynb")
-        run_cell(page, where, page.locator(f".jp-Cell:nth-child({where + 1}) .jp-InputPrompt", has_text="["))
+        # ran: its prompt shows an execution count ("[ ]:" shows before it runs)
+        run_cell(page, where, page.locator(f".jp-Cell:nth-child({where + 1}) .jp-InputPrompt", has_text=re.compile(r"\[\d+\]")))
         failing = page.locator(".jp-OutputArea-output", has_text="FAIL  Task (ridge point)")
         run_cell(page, where + 2, failing)
         assert "expected 295.224, got 0.00338726" in failing.first.inner_text()
