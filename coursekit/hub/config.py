@@ -14,6 +14,7 @@ from ..paths import course_root
 from .classroom import INSTRUCTOR_COURSE, Layout
 from .proxy import ensure_proxy
 from .roster import load_roster
+from .tutor_service import hub_service, service_url
 
 def server_environment(layout: Layout, username: str, instructor: bool) -> tuple[dict, str]:
     """The environment and the folder a person's JupyterLab starts in."""
@@ -24,8 +25,9 @@ def server_environment(layout: Layout, username: str, instructor: bool) -> tuple
            "JUPYTER_CONFIG_PATH": os.pathsep.join(shared),
            "COURSE_ROOT": str(course_root())}      # lessons import coursekit and read quiz banks from here
     if not instructor:
-        if layout.tutor_config.is_file():     # the class's tutor: endpoint, limits, labs it is off for
-            env["COURSE_TUTOR_CONFIG"] = str(layout.tutor_config)
+        if layout.tutor_config.is_file():     # the class's tutor: limits and labs it is off for; the
+            env["COURSE_TUTOR_CONFIG"] = str(layout.tutor_config)    # questions go through the hub's
+            env["COURSE_TUTOR_SERVICE"] = service_url(layout.data)   # service, which alone holds the key
         return env, str(home)
     course = home / INSTRUCTOR_COURSE
     env.update(COURSE_ROOT=str(course), AUTOGRADER_SPEC_PATH=str(course / "specs"),
@@ -62,6 +64,8 @@ def configure(c, data: str | Path) -> None:
     c.JupyterHub.services = [{"name": "course-admin", "api_token": layout.admin_token.read_text().strip()}]
     c.JupyterHub.load_roles = [{"name": "course-admin", "services": ["course-admin"],
                                 "scopes": ["admin:users", "admin:servers", "tokens", "list:users"]}]
+    # The class's tutor (coursekit/hub/tutor_service.py): holds the key, counts questions per person.
+    c.JupyterHub.services.append(hub_service(layout.data, settings.python))
 
     c.ConfigurableHTTPProxy.command = [str(ensure_proxy())]
     c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{settings.proxy_api_port}"

@@ -29,7 +29,13 @@ def stream_chat(config: TutorConfig, messages: list[dict], *, opener=urllib.requ
     try:
         response = opener(request, timeout=TIMEOUT_S)
     except urllib.error.HTTPError as error:
-        detail = error.read(500).decode("utf-8", "replace")
+        detail = error.read(2000).decode("utf-8", "replace")
+        try:                                   # OpenAI-style {"error": {"message": ...}}, as the hub's service sends
+            detail = json.loads(detail)["error"]["message"]
+        except (ValueError, KeyError, TypeError):
+            detail = detail[:500]
+        if error.code in (413, 429, 503):      # limits and set-up the class's service reports: its words
+            raise TutorError(f"The class's tutor: {detail}") from None
         raise TutorError(f"{config.url()} answered HTTP {error.code}: {detail.strip() or error.reason} "
                          f"(check endpoint, model and key in {config.source})") from None
     except (urllib.error.URLError, OSError) as error:

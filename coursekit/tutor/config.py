@@ -2,7 +2,9 @@
 
 Two files, both JSON, the class's first:
   COURSE_TUTOR_CONFIG    the class's file (`course hub` points every student's server at <data>/tutor.json):
-                         endpoint, model, key file, per-student rate limit, labs it is off for, opt-in counts
+                         endpoint, model, key file, per-student rate limit, labs it is off for, opt-in counts;
+                         with COURSE_TUTOR_SERVICE set (on the hub) questions go to that service instead,
+                         which holds the key and enforces the limit (coursekit/hub/tutor_service.py)
   <config dir>/tutor.json  a self-paced learner's own, written by `course tutor setup`
                          (COURSE_TUTOR_HOME, else XDG_CONFIG_HOME or ~/.config, then llm-course/)
 The key itself is never in either file: a file path (`key_file`) or an environment variable (`key_env`).
@@ -11,7 +13,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 KEYS = {"endpoint", "model", "key_file", "key_env", "rate_per_hour", "off_for", "count_asks", "asks_dir",
@@ -105,7 +107,11 @@ def load() -> TutorConfig | None:
     if klass is not None:            # a class's setting is never silently replaced by a learner's own
         if not klass.is_file():
             raise TutorConfigError(f"{klass}: COURSE_TUTOR_CONFIG names a file that does not exist")
-        return read(klass)
+        config = read(klass)
+        service = os.environ.get("COURSE_TUTOR_SERVICE")
+        if service:                  # on the hub: ask its tutor service with this server's own token
+            config = replace(config, endpoint=service, key_file=None, key_env="JUPYTERHUB_API_TOKEN")
+        return config
     return read(user_config_path()) if user_config_path().is_file() else None
 
 
