@@ -137,3 +137,22 @@ def test_lesson2_errata_two_80gb_gpus_leave_little_kv_room():
 def test_errata_document_has_the_serving_bill_rows():
     errata = (FOLDER.parent.parent / "docs" / "errata" / "m1.md").read_text()
     assert "$730,000 a year" in errata and "gpt-3.5-turbo" in errata and "two high-end datacenter GPUs" in errata
+
+
+def test_corrections_show_without_running_the_lessons():
+    """The errata are printed by code cells; a static view (GitHub, a lesson not yet run) shows each one
+    in brief in the markdown just above its cell, without the computed figures (code prints those)."""
+    for name, marker, claim in [
+        (LESSONS[0], "annual = serving_cost.annual_cost", "is **a thousand times too high**: it charges $0.002 per *token*"),
+        (LESSONS[1], "guide_total = memory.components_bytes", "leaves\n> out the FP32 master weights"),
+        (LESSONS[1], "pair = 2 * H100_SXM.memory_gb", "**only a handful of full-context conversations**"),
+    ]:
+        cells = _nb(name).cells
+        at = next(i for i, c in enumerate(cells) if c.cell_type == "code" and marker in c.source)
+        above = cells[at - 1].source.replace("<span>&#36;</span>", "$")
+        assert cells[at - 1].cell_type == "markdown" and above.startswith("> **Errata in brief**"), (name, marker)
+        assert claim in above, (name, above)
+    price, volume = serving_cost.EXAMPLE_PRICE_PER_1K, serving_cost.EXAMPLE_TOKENS_PER_DAY
+    assert serving_cost.CLAIMED_ANNUAL_BILL / serving_cost.annual_cost(volume, price) == pytest.approx(1000)
+    assert memory.training_breakdown()["master"] == 4          # "4 more bytes per parameter"
+    assert memory.users_per_replica(LLAMA2_70B, H100_SXM, context=LLAMA2_70B.max_context, chips=2) <= 5   # a handful
