@@ -200,19 +200,9 @@ def test_a_saved_figure_reopens_with_its_text_alternative(lab_server, page):
 def test_lab4_dashboard_audited_and_moved_by_keyboard(lab_server, page):
     """Lab 4's sliders: axe on the dashboard's output, its figure's alt text carries the summary's numbers,
     and a slider moved with the arrow keys redraws the plot and its text alternative."""
-    import uuid
+    from test_m4_browser import dashboard_notebook
 
-    import nbformat
-
-    from test_m4_browser import DASHBOARD
-
-    folder = lab_server.root / f"a11y-dashboard-{uuid.uuid4().hex[:8]}"
-    folder.mkdir()
-    nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nb.cells = [nbformat.v4.new_markdown_cell("# Cost model"), nbformat.v4.new_code_cell(DASHBOARD.strip())]
-    nbformat.write(nb, folder / "dashboard.ipynb")
-    open_notebook(page, lab_server, f"{folder.name}/dashboard.ipynb")
+    open_notebook(page, lab_server, dashboard_notebook(lab_server, "a11y-dashboard"))
     summary_line = page.locator(".widget-html:visible", has_text="tokens/s").first
     run_all_cells(page, until=summary_line)
     image = page.locator(".jp-OutputArea img:visible").first

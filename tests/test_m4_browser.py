@@ -25,15 +25,19 @@ dash.show()
 """
 
 
-def test_typing_into_a_slider_redraws_the_cost_model(lab_server, page):
-    folder = lab_server.root / f"m4-browser-{uuid.uuid4().hex[:8]}"
+def dashboard_notebook(lab_server, prefix: str) -> str:
+    """A fresh notebook holding only the dashboard, in the server's root; returns its path there."""
+    folder = lab_server.root / f"{prefix}-{uuid.uuid4().hex[:8]}"
     folder.mkdir()
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.cells = [nbformat.v4.new_markdown_cell("# Cost model"), nbformat.v4.new_code_cell(DASHBOARD.strip())]
     nbformat.write(nb, folder / "dashboard.ipynb")
+    return f"{folder.name}/dashboard.ipynb"
 
-    open_notebook(page, lab_server, f"{folder.name}/dashboard.ipynb")
+
+def test_typing_into_a_slider_redraws_the_cost_model(lab_server, page):
+    open_notebook(page, lab_server, dashboard_notebook(lab_server, "m4-browser"))
     summary = page.locator(".widget-html:visible", has_text="tokens/s").first
     plot = page.locator(".jp-OutputArea img:visible").first
     run_all_cells(page, until=summary)
