@@ -124,8 +124,11 @@ def prepare(layout: Layout, roster: Roster, settings: Settings) -> list[Path]:
     for path in (layout.cookie_secret, layout.proxy_token, layout.secret, layout.admin_token):
         _private_token(path)
     source = Path(settings.course_source)
-    if (source / "solutions").is_dir():
-        os.chmod(source / "solutions", 0o700)   # on a shared machine the answers are root's and instructors' only
+    # on a shared machine the answers are root's (and, in their own copies, instructors') only: the
+    # instructor's course and the checkout students' servers read lessons from (COURSE_ROOT) alike
+    for answers in {source / "solutions", course_root() / "solutions"}:
+        if answers.is_dir():
+            os.chmod(answers, 0o700)
     lessons = course_root() / "course"
     for member in roster.members:
         account = ensure_account(member.username, layout.home(member.username))
