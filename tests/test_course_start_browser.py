@@ -87,11 +87,15 @@ def test_saved_quiz_reopens_as_run_this_cell(student_server, laptop_page, artifa
     page = laptop_page
     open_notebook(page, student_server, f"{SCRATCH}/saved-quiz.ipynb")
     run_all_cells(page, until=page.locator(QUIZ_ITEMS).first)
-    page.keyboard.press("Control+s")
-    page.wait_for_function("() => !document.querySelector('.lm-TabBar-tab.jp-mod-current.jp-mod-dirty')")
-    saved = json.loads(path.read_text())
-    outputs = saved["cells"][1]["outputs"]
-    assert outputs and all(WIDGET_VIEW not in o.get("data", {}) for o in outputs), outputs
+
+    def saved_outputs():
+        """Save, then read the file: an autosave from before the quiz rendered can leave the tab clean
+        with no outputs in the file (a shuffled run met it), so wait for the save that holds them."""
+        page.keyboard.press("Control+s")
+        return json.loads(path.read_text())["cells"][1]["outputs"]
+
+    outputs = wait_for(saved_outputs, 60, "the saved file to hold the quiz's outputs", interval=1)
+    assert all(WIDGET_VIEW not in o.get("data", {}) for o in outputs), outputs
 
     shut_down_kernels(student_server)
     open_notebook(page, student_server, f"{SCRATCH}/saved-quiz.ipynb")
