@@ -41,6 +41,9 @@ class CourseKernel(IPythonKernel):
                 self._runs = None   # a read-only runtime folder: checks fall back to the server's view
 
     def _note_run(self, result) -> None:
+        info = getattr(result, "info", None)
+        if info is not None and (info.silent or not info.store_history):
+            return   # a front end's own silent request (widgets, completion helpers) is not the learner's run
         try:
             write_record(self._runs, time.time())
         except OSError:

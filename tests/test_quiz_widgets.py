@@ -67,7 +67,8 @@ def test_unfinished_attempt_resumes_after_restart_then_new_draw():
     assert [q.q.id for q in again.view.questions] == [q.q.id for q in quiz.view.questions]
     assert again.view.check_buttons[0].disabled and "earlier" in again.view.questions[0].feedback.value
     restored = again.view.questions[0]                      # the earlier answer and its feedback, not empty fields
-    assert restored.response() == q0.response() and restored.input.disabled
+    inputs = restored.boxes.values() if restored.q.type == "multi" else [restored.input]
+    assert restored.response() == q0.response() and all(w.disabled for w in inputs)
     assert "<b>Correct.</b>" in restored.feedback.value and "Why:" in restored.feedback.value
     box = again.view.box
     again.new_attempt()
