@@ -224,6 +224,59 @@ def test_hidden_cases_are_per_student_and_attempt_and_never_show_the_answer(cour
     assert "expected values of hidden cases are not shown" in html
 
 
+BYPASSES = {   # ways around the reference rule that once scored full marks with no flag (issue #30)
+    "another thread": ("import threading\nfrom coursekit.calc import roofline\n\n"
+                       "def ridge_point(peak_flops, bandwidth):\n    out = []\n"
+                       "    worker = threading.Thread(target=lambda: out.append(roofline.ridge_point(peak_flops, bandwidth)))\n"
+                       "    worker.start(); worker.join()\n    return out[0]", "coursekit.calc.roofline.ridge_point"),
+    "a pool started earlier": ("import concurrent.futures\nfrom coursekit.calc import roofline\n"
+                               "POOL = concurrent.futures.ThreadPoolExecutor(1)\nPOOL.submit(int).result()\n\n"
+                               "def ridge_point(peak_flops, bandwidth):\n"
+                               "    return POOL.submit(roofline.ridge_point, peak_flops, bandwidth).result()",
+                               "(work handed to a thread or process the grader cannot watch)"),
+    "another module name": ("import importlib.util, coursekit.calc.roofline as original\n"
+                            "spec = importlib.util.spec_from_file_location('my_maths', original.__file__)\n"
+                            "mine = importlib.util.module_from_spec(spec); spec.loader.exec_module(mine)\n\n"
+                            "def ridge_point(peak_flops, bandwidth):\n    return mine.ridge_point(peak_flops, bandwidth)",
+                            "coursekit.calc (as my_maths.ridge_point)"),
+    "the watch rebound": ("import sys\nfrom coursekit.calc import roofline\n"
+                         "import coursekit.checks.reach as reach\n"
+                         "reach.call_watched = lambda f, a, k, forbidden: (f(*a, **k), None)\n"
+                         "for name in list(sys.modules):\n"
+                         "    if hasattr(sys.modules[name], 'call_watched'):\n"
+                         "        sys.modules[name].call_watched = reach.call_watched\n\n"
+                         "def ridge_point(peak_flops, bandwidth):\n    return roofline.ridge_point(peak_flops, bandwidth)",
+                         "coursekit.calc.roofline.ridge_point"),
+    "the hook lifted and put back": ("import sys\nfrom coursekit.calc import roofline\n\n"
+                                     "def ridge_point(peak_flops, bandwidth):\n    hook = sys.getprofile()\n"
+                                     "    sys.setprofile(None)\n    value = roofline.ridge_point(peak_flops, bandwidth)\n"
+                                     "    sys.setprofile(hook)\n    return value", "(the grader's call watch was removed)"),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how", list(BYPASSES))
+def test_the_reference_rule_holds_whatever_thread_name_or_watch(tmp_path, how):
+    """Each way around the rule, graded for real: ridge_point scores 0 and the flag names what it reached."""
+    from pathlib import Path
+
+    from autograder.engine import grade_submission
+    from autograder.spec import load_spec
+
+    source, reached = BYPASSES[how]
+    root = Path(__file__).resolve().parents[1]
+    nb = nbformat.read(root / "solutions" / "lab1-roofline" / "lab1-roofline.ipynb", as_version=4)
+    for cell in nb.cells:
+        if (cell.metadata.get("nbgrader") or {}).get("grade_id") == "impl_ridge":
+            cell.source = source
+    path = tmp_path / "lab1-roofline.ipynb"
+    nbformat.write(nb, path)
+    result = grade_submission(path, load_spec("lab1-roofline"), student_id="rex", secret=b"reach-test")
+    tasks = {t.grade_id: t for t in result.tasks}
+    assert result.status == "graded" and tasks["test_ridge"].points == 0, tasks["test_ridge"].message
+    assert f"reference: test_ridge calls {reached}" in result.flags, result.flags
+
+
 @pytest.mark.slow
 def test_calling_the_course_reference_scores_zero_and_the_visible_check_warns(tmp_path):
     """Lab 1 with ridge_point answered by coursekit's own calculator: that task scores 0 with a reason
