@@ -496,6 +496,10 @@ class GradingPool:
                 flags.update(str(f)[:200] for f in _listed(report, "flags") if isinstance(f, str))
             streamed, ended = _streamed_flags(reply)
             flags.update(streamed)             # seen as they happened: a rewritten report cannot drop them
+            dropped = reply.get("flag_bytes_dropped")
+            if isinstance(dropped, int) and dropped > 0:
+                flags.add(f"tamper: flooded the grader's flag channel ({dropped:,} bytes in the middle dropped; "
+                          "the first and last flags are kept)")
             if reason is None and not ended:
                 flags.add("tamper: cut the grader's flag channel")
             result.flags = sorted(flags)

@@ -28,7 +28,7 @@ WARM_MODULES = ("numpy", "numpy.testing", "unittest", "torch", "torch.testing", 
                 "matplotlib", "matplotlib.pyplot", "coursekit.labs", "coursekit.device")
 RESULT_FD = 3
 FLAG_FD = 4                                        # the child streams runtime flags here (harness.StreamedFlags)
-FLAG_BYTES = 16384                                 # kept per child; flags past this are dropped
+FLAG_BYTES = 16384                                 # kept per child: the first and last half (FlagBytes)
 CHUNK = 65536
 
 
@@ -134,7 +134,7 @@ class Worker:
             _child(request, spec, self.shell, out_w, flag_w, self.uid, worker)
         os.close(out_w)
         os.close(flag_w)
-        flags = bytearray()
+        flags = FlagBytes()
         try:
             reply = self._watch(pid, out_r, start, float(request["wall_s"]), int(request["output_bytes"]),
                                 flag_r, flags)
@@ -143,13 +143,13 @@ class Worker:
             os.close(flag_r)
             self.buffer[:] = self.zeros
         # passed on as text, never interpreted here: the engine decides what the lines mean
-        reply["streamed_flags"] = flags.decode("utf-8", errors="replace")
+        reply["streamed_flags"], reply["flag_bytes_dropped"] = flags.text(), flags.dropped
         peak_kb = reply.pop("max_rss_kb")
         reply.update(rss_mb=max(0, peak_kb - inherited["VmRSS"]) // 1024, start_vm_mb=inherited["VmSize"] // 1024)
         return reply
 
     def _watch(self, pid: int, out_r: int, start: float, wall_s: float, output_cap: int, flag_r: int,
-               flags: bytearray) -> dict:
+               flags: FlagBytes) -> dict:
         os.set_blocking(out_r, False)
         os.set_blocking(flag_r, False)
         try:
@@ -207,8 +207,32 @@ class Worker:
         }
 
 
-def _drain(fd: int, into: bytearray) -> bool:
-    """Append what the pipe holds now (up to FLAG_BYTES in all); False at end of file."""
+class FlagBytes:
+    """The child's flag stream as bytes, never parsed here: the first and the last FLAG_BYTES / 2 are
+    kept, so a flood of lines in the middle can neither push out the flags raised after it nor the
+    harness's end line; how many bytes were dropped goes to the engine, which flags the flood."""
+
+    def __init__(self) -> None:
+        self.head, self.tail, self.dropped = bytearray(), bytearray(), 0
+
+    def add(self, chunk: bytes) -> None:
+        room = max(0, FLAG_BYTES // 2 - len(self.head))
+        self.head += chunk[:room]
+        self.tail += chunk[room:]
+        excess = len(self.tail) - FLAG_BYTES // 2
+        if excess > 0:
+            del self.tail[:excess]
+            self.dropped += excess
+
+    def text(self) -> str:
+        tail = self.tail
+        if self.dropped:                            # the tail's first line may be cut: start at a whole one
+            tail = tail[tail.find(b"\n") + 1:] if b"\n" in tail else bytearray()
+        return (bytes(self.head) + (b"\n" if self.dropped else b"") + bytes(tail)).decode("utf-8", errors="replace")
+
+
+def _drain(fd: int, into: FlagBytes) -> bool:
+    """Add what the pipe holds now; False at end of file."""
     while True:
         try:
             chunk = os.read(fd, 4096)
@@ -216,7 +240,7 @@ def _drain(fd: int, into: bytearray) -> bool:
             return True
         if not chunk:
             return False
-        into += chunk[:max(0, FLAG_BYTES - len(into))]
+        into.add(chunk)
 
 
 def main(argv: list[str]) -> int:

@@ -277,6 +277,39 @@ def test_the_reference_rule_holds_whatever_thread_name_or_watch(tmp_path, how):
     assert f"reference: test_ridge calls {reached}" in result.flags, result.flags
 
 
+FLOOD = """import gc, socket
+recorder = next(o for o in gc.get_objects() if type(o).__name__ == 'StreamedFlags')
+for n in range(5000):                      # thousands of harmless-looking flags first...
+    recorder.add(f'files: read /tmp/nothing-{n}')
+try:                                       # ...then what the flood was meant to hide
+    socket.create_connection(('127.0.0.1', 9), timeout=1)
+except OSError:
+    pass
+set.clear(recorder)                        # and the report's own copy of the flags, gone
+"""
+
+
+@pytest.mark.slow
+def test_a_flood_of_flags_hides_neither_later_flags_nor_itself(tmp_path):
+    """The recorder is reachable from student code; filling the flag channel with junk before a network
+    attempt still shows the attempt, and the flood itself is flagged."""
+    from pathlib import Path
+
+    from autograder.engine import grade_submission
+    from autograder.spec import load_spec
+
+    root = Path(__file__).resolve().parents[1]
+    nb = nbformat.read(root / "solutions" / "lab1-roofline" / "lab1-roofline.ipynb", as_version=4)
+    at = next(i for i, c in enumerate(nb.cells) if (c.metadata.get("nbgrader") or {}).get("grade_id") == "impl_ridge")
+    nb.cells[at].source += "\n\n" + FLOOD
+    path = tmp_path / "lab1-roofline.ipynb"
+    nbformat.write(nb, path)
+    result = grade_submission(path, load_spec("lab1-roofline"), student_id="rex", secret=b"flood-test")
+    assert result.status == "graded", result.reason
+    assert "network: tried to connect" in result.flags, result.flags[:5]
+    assert any(f.startswith("tamper: flooded the grader's flag channel") for f in result.flags), result.flags[:5]
+
+
 @pytest.mark.slow
 def test_calling_the_course_reference_scores_zero_and_the_visible_check_warns(tmp_path):
     """Lab 1 with ridge_point answered by coursekit's own calculator: that task scores 0 with a reason
