@@ -4,7 +4,8 @@
     <data>/jupyterhub.sqlite        users, servers, tokens (JupyterHub's database)
     <data>/passwords.dbm            first-login passwords (FirstUseAuthenticator, hashed)
     <data>/exchange/                nbgrader's exchange: the only folder everyone shares
-    <data>/jupyter-config/          nbgrader_config.py every server reads (exchange root, course id)
+    <data>/jupyter-config/          what every server reads: nbgrader_config.py (exchange root, course id),
+                                    jupyter_server_config.json (idle kernels culled)
     <data>/jupyter-config/student/  students' servers only: formgrader and create-assignment switched off
     <data>/home/<username>/         each person's home, mode 0700
     <data>/instructor-secret        the grading secret, readable by root, handed to instructors' servers
@@ -34,6 +35,13 @@ COURSE_ID = "llm-train-vs-infer"
 INSTRUCTOR_COURSE = "course"     # ~/course: the instructor's nbgrader course directory
 COURSE_ENTRIES = ("nbgrader_config.py", "solutions", "labs", "specs")   # what that copy holds
 STUDENT_LESSONS = "lessons"      # ~/lessons: a student's own copy of the lesson notebooks
+CULL_TIMEOUT = 3600              # seconds idle before a server (hub) or a kernel (in its server) is stopped
+
+
+def cull_every(timeout: int) -> int:
+    """How often the cullers look, and how often activity reaches the hub: a quarter of the timeout, at
+    most 5 minutes (JupyterHub's own activity interval), so an active person is never seen as idle."""
+    return max(1, min(300, timeout // 4))
 
 
 @dataclass(frozen=True)
@@ -45,6 +53,7 @@ class Settings:
     hub_port: int = 8081         # the hub's internal API
     proxy_api_port: int = 8001
     python: str = sys.executable
+    cull_timeout: int = CULL_TIMEOUT     # 0: never stop idle servers or kernels
 
 
 class Layout:
@@ -87,17 +96,27 @@ def precompile() -> None:
     subprocess.run([sys.executable, "-m", "compileall", "-q", "-j", "0", *folders], capture_output=True)
 
 
-def write_server_config(folder: Path, exchange: Path | str) -> None:
-    """What every person's server reads (JUPYTER_CONFIG_PATH): the exchange root and course id in
-    `folder`, and in `folder/student` what `jupyter server extension disable` and `jupyter labextension
-    disable` would write for students (no formgrader, no create-assignment). The Kubernetes image
-    (deploy/Dockerfile) writes the same into /etc/course."""
+def kernel_culling(timeout: int) -> dict:
+    """jupyter_server's own culler: a kernel idle for `timeout` s is shut down even with a browser tab
+    still open on it (an open tab keeps the server itself active), never while it runs a cell."""
+    if timeout <= 0:
+        return {}
+    return {"MappingKernelManager": {"cull_idle_timeout": timeout, "cull_interval": cull_every(timeout),
+                                     "cull_connected": True, "cull_busy": False}}
+
+
+def write_server_config(folder: Path, exchange: Path | str, cull_timeout: int = CULL_TIMEOUT) -> None:
+    """What every person's server reads (JUPYTER_CONFIG_PATH): the exchange root, course id and kernel
+    culling in `folder`, and in `folder/student` what `jupyter server extension disable` and `jupyter
+    labextension disable` would write for students (no formgrader, no create-assignment). The Kubernetes
+    image (deploy/Dockerfile) writes the same into /etc/course."""
     folder = Path(folder)
     (folder / "student" / "labconfig").mkdir(parents=True, exist_ok=True)
     (folder / "nbgrader_config.py").write_text(
         "c = get_config()  # noqa: F821  (written by `course hub`)\n"
         f"c.CourseDirectory.course_id = {COURSE_ID!r}\n"
         f"c.Exchange.root = {str(exchange)!r}\n")
+    (folder / "jupyter_server_config.json").write_text(json.dumps(kernel_culling(cull_timeout), indent=1))
     (folder / "student" / "jupyter_server_config.json").write_text(json.dumps(
         {"ServerApp": {"jpserver_extensions": {"nbgrader.server_extensions.formgrader": False}}}, indent=1))
     (folder / "student" / "labconfig" / "page_config.json").write_text(json.dumps(
@@ -118,7 +137,7 @@ def prepare(layout: Layout, roster: Roster, settings: Settings) -> list[Path]:
     # makes inbound/ write-only (2733) and feedback/ unlistable (711) for students.
     layout.exchange.mkdir(exist_ok=True)
     os.chmod(layout.exchange, 0o1777)
-    write_server_config(layout.jupyter_config, layout.exchange)
+    write_server_config(layout.jupyter_config, layout.exchange, settings.cull_timeout)
     layout.tutor_asks.mkdir(exist_ok=True)
     os.chmod(layout.tutor_asks, 0o1733)   # like nbgrader's inbound: write your own file, read no one's
     for path in (layout.cookie_secret, layout.proxy_token, layout.secret, layout.admin_token):
