@@ -181,3 +181,33 @@ def test_idle_kernels_then_idle_servers_are_stopped_and_come_back_with_the_files
 def user_processes(hub, name: str) -> list[str]:
     return subprocess.run(["ps", "-u", hub.users[name], "-o", "pid=,args="], capture_output=True,
                           text=True).stdout.splitlines()
+
+
+# -- a student's server runs what students use, nothing more ----------------------------------------
+
+@pytest.mark.slow
+def test_a_student_server_keeps_the_assignments_and_widgets_and_drops_what_students_never_use(hub):
+    import json
+    import re
+
+    from coursekit.hub.classroom import COURSE_ID, STUDENT_LAB_PLUGINS_OFF
+
+    import requests
+
+    hub.start_server("ada")
+    token = hub.user_token("ada")
+
+    def get(path: str, **kwargs) -> requests.Response:       # what ada's browser asks her server
+        return requests.get(f"{hub.url}/user/{hub.users['ada']}/{path}", headers={"Authorization": f"token {token}"},
+                            timeout=60, **kwargs)
+
+    listed = get("assignments", params={"course_id": COURSE_ID})
+    assert listed.status_code == 200 and listed.json()["success"], listed.text[:300]    # the Assignments panel
+    for gone in ("formgrader", "lsp/status", "tree"):      # instructor tools, language servers, Notebook 7
+        assert get(gone).status_code == 404, gone
+    config = json.loads(re.search(r'<script id="jupyter-config-data" type="application/json">(.*?)</script>',
+                                  get("lab").text, re.S).group(1))
+    assert set(STUDENT_LAB_PLUGINS_OFF) <= set(config["disabledExtensions"])
+    shipped = {extension["name"] for extension in config["federated_extensions"]}
+    assert {"@jupyter-widgets/jupyterlab-manager", "@jupyter/nbgrader"} <= shipped      # quizzes' widgets, nbgrader
+    assert not {"@jupyter-widgets/jupyterlab-manager", "@jupyter/nbgrader"} & set(config["disabledExtensions"])

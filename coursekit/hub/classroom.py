@@ -96,6 +96,17 @@ def precompile() -> None:
     subprocess.run([sys.executable, "-m", "compileall", "-q", "-j", "0", *folders], capture_output=True)
 
 
+# Server extensions a student's server does without (benchmarks/bench_server_memory.py measures the
+# saving): nbgrader's instructor tools, language servers (none installed, and JupyterLab's LSP client is
+# off by default), the Notebook 7 interface and its shim (the hub opens /lab), jupytext's text notebooks
+# (the lessons and labs are .ipynb). Kept: jupyterlab, terminals, nbgrader's assignment list and validate.
+STUDENT_SERVER_EXTENSIONS_OFF = ("nbgrader.server_extensions.formgrader", "nbgrader.server_extensions.course_list",
+                                 "jupyter_lsp", "notebook", "notebook_shim", "jupyterlab_jupytext")
+# their JupyterLab sides (a plugin that calls a switched-off server extension would show errors)
+STUDENT_LAB_PLUGINS_OFF = ("@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment",
+                           "@jupyter/nbgrader:course-list", "@jupyter-notebook/lab-extension", "jupyterlab-jupytext")
+
+
 def kernel_culling(timeout: int) -> dict:
     """jupyter_server's own culler: a kernel idle for `timeout` s is shut down even with a browser tab
     still open on it (an open tab keeps the server itself active), never while it runs a cell."""
@@ -108,7 +119,7 @@ def kernel_culling(timeout: int) -> dict:
 def write_server_config(folder: Path, exchange: Path | str, cull_timeout: int = CULL_TIMEOUT) -> None:
     """What every person's server reads (JUPYTER_CONFIG_PATH): the exchange root, course id and kernel
     culling in `folder`, and in `folder/student` what `jupyter server extension disable` and `jupyter
-    labextension disable` would write for students (no formgrader, no create-assignment). The Kubernetes
+    labextension disable` would write for students (STUDENT_SERVER_EXTENSIONS_OFF, STUDENT_LAB_PLUGINS_OFF). The Kubernetes
     image (deploy/Dockerfile) writes the same into /etc/course."""
     folder = Path(folder)
     (folder / "student" / "labconfig").mkdir(parents=True, exist_ok=True)
@@ -118,10 +129,9 @@ def write_server_config(folder: Path, exchange: Path | str, cull_timeout: int = 
         f"c.Exchange.root = {str(exchange)!r}\n")
     (folder / "jupyter_server_config.json").write_text(json.dumps(kernel_culling(cull_timeout), indent=1))
     (folder / "student" / "jupyter_server_config.json").write_text(json.dumps(
-        {"ServerApp": {"jpserver_extensions": {"nbgrader.server_extensions.formgrader": False}}}, indent=1))
+        {"ServerApp": {"jpserver_extensions": {name: False for name in STUDENT_SERVER_EXTENSIONS_OFF}}}, indent=1))
     (folder / "student" / "labconfig" / "page_config.json").write_text(json.dumps(
-        {"disabledExtensions": {"@jupyter/nbgrader:formgrader": True, "@jupyter/nbgrader:create-assignment": True}},
-        indent=1))
+        {"disabledExtensions": {name: True for name in STUDENT_LAB_PLUGINS_OFF}}, indent=1))
 
 
 def prepare(layout: Layout, roster: Roster, settings: Settings) -> list[Path]:
