@@ -24,7 +24,7 @@ from lesson_client import LESSON, close_session, code_cells, open_session, proce
 
 ROOT = Path(__file__).resolve().parent.parent
 SPAWN_LIMIT = 100           # JupyterHub's concurrent_spawn_limit (its default; course hub keeps it)
-MEMORY_FLOOR_GIB = 1.5      # stop admitting students below this much available: the machine is shared
+MEMORY_FLOOR_GIB = 3.0      # stop admitting students below this much available: the machine is shared
 
 
 def meminfo(key: str) -> float:
@@ -61,7 +61,7 @@ def fds(pid: int) -> int:
 class Monitor(threading.Thread):
     def __init__(self, hub):
         super().__init__(daemon=True)
-        self.hub, self.stop, self.spawning = hub, threading.Event(), 0
+        self.hub, self.stop, self.spawning, self.working = hub, threading.Event(), 0, 0
         self.lock = threading.Lock()
         self.samples: list[dict] = []
         self.limits: dict[str, int] = {}
@@ -84,16 +84,18 @@ class Monitor(threading.Thread):
             idle, total = idle2, total2
             sockets = sum(len(open(f).readlines()) - 1 for f in ("/proc/net/tcp", "/proc/net/tcp6"))
             with self.lock:
-                spawning = self.spawning
+                spawning, working = self.spawning, self.working
             pids = self.pids()
             if pids and not self.limits:
                 self.limits = {k: fd_limit(v) for k, v in pids.items()}
             self.samples.append({"t": time.monotonic(), "available": meminfo("MemAvailable"), "busy": busy,
                                  "load": float(open("/proc/loadavg").read().split()[0]), "sockets": sockets,
-                                 "spawning": spawning, **{f"fd_{k}": fds(v) for k, v in pids.items()}})
+                                 "spawning": spawning, "working": working, **{f"fd_{k}": fds(v) for k, v in pids.items()}})
 
 
-def class_over_time(arrivals: int, window: float, active: int) -> int:
+def class_over_time(arrivals: int, window: float, active: int, work: float = 0, pause: float = 0) -> int:
+    """`work`: seconds each student keeps working once their server is ready (the lesson again from the top
+    until then; 0: once through), `pause` seconds between cells."""
     course = Path("/tmp") / f"bench-hub-course-{uuid.uuid4().hex[:6]}"
     course.mkdir()
     shutil.copy(ROOT / "nbgrader_config.py", course)
@@ -134,7 +136,17 @@ def class_over_time(arrivals: int, window: float, active: int) -> int:
                 record["ready"] = time.monotonic() - began
                 base = f"{hub.url}/user/{hub.users[name]}"
                 session, kernel = open_session(base, token, f"lessons/{LESSON}")
-                record["cells"] = asyncio.run(run_cells(base, token, kernel, cells))
+                record["cells"], record["lessons"] = [], []
+                with monitor.lock:
+                    monitor.working += 1
+                try:
+                    working = time.monotonic()
+                    while not record["lessons"] or time.monotonic() - working < work:
+                        record["cells"] += asyncio.run(run_cells(base, token, kernel, cells, pause=pause))
+                        record["lessons"].append(sum(record["cells"][-len(cells):]))
+                finally:
+                    with monitor.lock:
+                        monitor.working -= 1
                 record["active_pss"] = user_pss(hub.users[name])     # server + kernel, lesson done
                 close_session(base, token, session)
             except Exception as error:   # noqa: BLE001  (a failed student is counted and reported, not fatal)
@@ -153,8 +165,13 @@ def class_over_time(arrivals: int, window: float, active: int) -> int:
         elapsed = time.monotonic() - began
         idle_pss = [user_pss(hub.users[n]) for n in names if "ready" in results[n]]
         monitor.stop.set()
-        report(arrivals, window, active, results, idle_pss, monitor, elapsed, load_before)
-        return 0 if all("error" not in r for r in results.values()) else 1
+        report(arrivals, window, active, work, pause, results, idle_pss, monitor, elapsed, load_before)
+        if any("error" in r for r in results.values()):     # the servers' and kernels' logs go to the hub's
+            kept = Path("/tmp") / f"bench-hub-{uuid.uuid4().hex[:6]}.log"
+            shutil.copy(hub.log, kept)
+            print(f"the hub's log (servers and kernels too): {kept}")
+            return 1
+        return 0
     finally:
         hub.cleanup()
         shutil.rmtree(course, ignore_errors=True)
@@ -165,11 +182,11 @@ def percentile(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
 
 
-def report(arrivals, window, active, results, idle_pss, monitor, elapsed, load_before) -> None:
+def report(arrivals, window, active, work, pause, results, idle_pss, monitor, elapsed, load_before) -> None:
     done = [r for r in results.values() if "cells" in r]
     ready = [r["ready"] for r in results.values() if "ready" in r]
     cells = [c for r in done for c in r["cells"]]
-    lessons = [sum(r["cells"]) for r in done]
+    lessons = [s for r in done for s in r["lessons"]]
     samples = monitor.samples
     total_gib = meminfo("MemTotal")
     errors = {}
@@ -177,7 +194,9 @@ def report(arrivals, window, active, results, idle_pss, monitor, elapsed, load_b
         if "error" in r:
             errors[r["error"]] = errors.get(r["error"], 0) + 1
     print(f"load: {arrivals} students arriving evenly over {window:.0f} s, at most {active} at work at once; "
-          f"lesson {LESSON} ({len(next(iter(done))['cells']) if done else 0} code cells each); "
+          f"each works {work:.0f} s once ready (the lesson from the top again until then, at least once), "
+          f"{pause:.0f} s between cells; lesson {LESSON} ({len(code_cells(ROOT / 'course' / LESSON))} code cells); "
+          f"most at work at once {max(s['working'] for s in samples)}, {len(lessons)} lessons run in all; "
           f"whole run {elapsed:.0f} s; load average before {load_before}, highest {max(s['load'] for s in samples):.1f}")
     print("| students | lessons done | median ready s | worst ready s | median cell s | p95 cell s | median lesson s "
           "| worst wait for a place s | PSS per student MiB: at work (server + kernel) / idle server "

@@ -35,8 +35,10 @@ def close_session(base: str, token: str, session: str) -> None:
     requests.delete(f"{base}/api/sessions/{session}", headers={"Authorization": f"token {token}"}, timeout=60)
 
 
-async def run_cells(base: str, token: str, kernel: str, cells: list[str], cell_timeout: float = 600) -> list[float]:
-    """Each cell's latency, request sent to execute_reply received; a cell that fails raises with its error."""
+async def run_cells(base: str, token: str, kernel: str, cells: list[str], cell_timeout: float = 600,
+                    pause: float = 0) -> list[float]:
+    """Each cell's latency, request sent to execute_reply received; a cell that fails raises with its error.
+    `pause`: seconds between a cell's reply and the next request (a student reading)."""
     import asyncio
 
     from tornado.httpclient import HTTPRequest
@@ -47,7 +49,9 @@ async def run_cells(base: str, token: str, kernel: str, cells: list[str], cell_t
                                                      request_timeout=120, connect_timeout=120))
     session, latencies = uuid.uuid4().hex, []
     try:
-        for code in cells:
+        for number, code in enumerate(cells):
+            if pause and number:
+                await asyncio.sleep(pause)
             msg_id = uuid.uuid4().hex
             began = time.monotonic()
             await connection.write_message(json.dumps({
