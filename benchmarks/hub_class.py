@@ -183,7 +183,7 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def report(arrivals, window, active, work, pause, results, idle_pss, monitor, elapsed, load_before) -> None:
-    done = [r for r in results.values() if "cells" in r]
+    done = [r for r in results.values() if "active_pss" in r]     # worked to the end
     ready = [r["ready"] for r in results.values() if "ready" in r]
     cells = [c for r in done for c in r["cells"]]
     lessons = [s for r in done for s in r["lessons"]]
