@@ -8,6 +8,17 @@ time to a ready server (median, worst), time for the cell, and resident memory p
 kernel). --concurrent sends every start request at once (a class arriving together), so the median and
 worst time to ready are each student's own; without it the requests go one after another, each blocking
 up to JupyterHub's 10 s slow-spawn wait. The accounts are temporary (tests/hub_server.py) and removed at the end.
+
+A class over time (benchmarks/hub_class.py):
+
+    sudo .venv/bin/python benchmarks/bench_hub.py --arrivals 100 --window 600 --active 20 --work 120 --pause 5
+    sudo .venv/bin/python benchmarks/bench_hub.py --arrivals 50 --window 60 --active 50
+
+--arrivals students arrive evenly over --window seconds; at most --active work at once (a later one waits
+for a place). Each logs in, gets a server, opens a lesson and runs all its code cells through the kernel
+(benchmarks/lesson_client.py), again from the top until --work seconds have passed (--pause seconds of
+reading between cells), closes it and leaves; the server stays until the idle culler stops it. With
+100 arriving over 600 s and 120 s of work each, about 20 are at work at once.
 """
 from __future__ import annotations
 
@@ -68,7 +79,16 @@ def main() -> int:
     parser.add_argument("--students", type=int, default=20)
     parser.add_argument("--timeout", type=float, default=600, help="seconds for all servers to be ready")
     parser.add_argument("--concurrent", action="store_true", help="send all start requests at once")
+    parser.add_argument("--arrivals", type=int, help="a class over time: this many students (benchmarks/hub_class.py)")
+    parser.add_argument("--window", type=float, default=600, help="with --arrivals: seconds over which they arrive")
+    parser.add_argument("--active", type=int, default=20, help="with --arrivals: at most this many at work at once")
+    parser.add_argument("--work", type=float, default=0, help="with --arrivals: seconds each works (0: the lesson once)")
+    parser.add_argument("--pause", type=float, default=0, help="with --arrivals: seconds a student reads between cells")
     args = parser.parse_args()
+    if args.arrivals:
+        from hub_class import class_over_time
+
+        return class_over_time(args.arrivals, args.window, args.active, args.work, args.pause)
     course = Path("/tmp") / f"bench-hub-course-{uuid.uuid4().hex[:6]}"
     course.mkdir()
     shutil.copy(ROOT / "nbgrader_config.py", course)

@@ -172,8 +172,9 @@ def kill_user_processes(username: str) -> None:
             pass
 
 
-def make_hub(students: list[str], course: Path, instructor: str = "prof") -> RunningHub:
-    """Write a roster with prefixed names and prepare (not start) a hub serving `course`."""
+def make_hub(students: list[str], course: Path, instructor: str = "prof", options: tuple[str, ...] = ()) -> RunningHub:
+    """Write a roster with prefixed names and prepare (not start) a hub serving `course`, started with
+    `course hub`'s own options plus `options`."""
     prefix = f"cth{secrets.token_hex(2)}-"
     users = {instructor: prefix + instructor, **{s: prefix + s for s in students}}
     base = Path(tempfile.mkdtemp(prefix="course-hub-", dir="/tmp"))
@@ -184,7 +185,7 @@ def make_hub(students: list[str], course: Path, instructor: str = "prof") -> Run
     port = free_port()
     command = [sys.executable, "-m", "coursekit.cli", "hub", "--roster", str(roster), "--data", str(base / "data"),
                "--course", str(course), "--port", str(port), "--hub-port", str(free_port()),
-               "--proxy-api-port", str(free_port())]
+               "--proxy-api-port", str(free_port()), *options]
     env = dict(os.environ, COURSE_QUICK="1")
     return RunningHub(f"http://127.0.0.1:{port}", base / "data", roster, course, users, command, env)
 

@@ -127,3 +127,87 @@ def test_progress_is_per_student_in_their_own_home(hub):
 def lab_line(progress: str, lab: str) -> str:
     """The lab's row of `course progress` (which lists every lab, started or not)."""
     return next(line for line in progress.splitlines() if f"({lab})" in line)
+
+
+# -- idle servers and kernels are stopped, files kept ------------------------------------------------
+
+CULL_TEST_TIMEOUT = 10      # seconds: `course hub --cull-timeout` (default an hour)
+
+
+@pytest.fixture
+def culling_hub(tmp_path):
+    """A hub of its own with a 10 s cull timeout (the shared class hub keeps the default hour)."""
+    from hub_server import make_hub
+
+    (tmp_path / "course").mkdir()
+    running = make_hub(["dee"], tmp_path / "course", options=("--cull-timeout", str(CULL_TEST_TIMEOUT)))
+    try:
+        running.start()
+        yield running
+    finally:
+        running.cleanup()
+
+
+@pytest.mark.slow
+def test_idle_kernels_then_idle_servers_are_stopped_and_come_back_with_the_files(culling_hub):
+    from waiting import wait_for
+
+    hub = culling_hub
+    session = hub.login("dee")
+    hub.start_server("dee")
+    token = hub.user_token("dee")
+    saved = hub.server_api("dee", token, "PUT", "contents/work.txt",
+                           json={"type": "file", "format": "text", "content": "dee's work"})
+    assert saved.status_code in (200, 201), saved.text
+    kernel = hub.server_api("dee", token, "POST", "kernels", json={"name": "python3"}).json()["id"]
+
+    def kernels() -> list:       # a request through the proxy: it also keeps the server active
+        answer = hub.server_api("dee", token, "GET", "kernels")
+        assert answer.status_code == 200, f"dee's server is gone before its idle kernel: {answer.status_code}"
+        return answer.json()
+
+    wait_for(lambda: kernel not in {k["id"] for k in kernels()}, 120, "the server to cull dee's idle kernel")
+    assert (hub.server("dee") or {}).get("ready"), "dee's server stopped while in use"
+    # nobody uses the server now: the hub's idle culler stops it, and every process of dee's with it
+    wait_for(lambda: hub.server("dee") is None, 120, "the idle culler to stop dee's server")
+    wait_for(lambda: not user_processes(hub, "dee"), 60, "dee's server and kernel processes to exit")
+    assert "Culling server" in hub.log.read_text(), hub.log_tail()
+    # dee comes back: a new server, the same files
+    session.get(f"{hub.url}/hub/spawn", timeout=60)
+    wait_for(lambda: (hub.server("dee") or {}).get("ready"), 180, "dee's new server")
+    assert hub.server_api("dee", token, "GET", "contents/work.txt").json()["content"] == "dee's work"
+
+
+def user_processes(hub, name: str) -> list[str]:
+    return subprocess.run(["ps", "-u", hub.users[name], "-o", "pid=,args="], capture_output=True,
+                          text=True).stdout.splitlines()
+
+
+# -- a student's server runs what students use, nothing more ----------------------------------------
+
+@pytest.mark.slow
+def test_a_student_server_keeps_the_assignments_and_widgets_and_drops_what_students_never_use(hub):
+    import json
+    import re
+
+    from coursekit.hub.classroom import COURSE_ID, STUDENT_LAB_PLUGINS_OFF
+
+    import requests
+
+    hub.start_server("ada")
+    token = hub.user_token("ada")
+
+    def get(path: str, **kwargs) -> requests.Response:       # what ada's browser asks her server
+        return requests.get(f"{hub.url}/user/{hub.users['ada']}/{path}", headers={"Authorization": f"token {token}"},
+                            timeout=60, **kwargs)
+
+    listed = get("assignments", params={"course_id": COURSE_ID})
+    assert listed.status_code == 200 and listed.json()["success"], listed.text[:300]    # the Assignments panel
+    for gone in ("formgrader", "lsp/status", "tree"):      # instructor tools, language servers, Notebook 7
+        assert get(gone).status_code == 404, gone
+    config = json.loads(re.search(r'<script id="jupyter-config-data" type="application/json">(.*?)</script>',
+                                  get("lab").text, re.S).group(1))
+    assert set(STUDENT_LAB_PLUGINS_OFF) <= set(config["disabledExtensions"])
+    shipped = {extension["name"] for extension in config["federated_extensions"]}
+    assert {"@jupyter-widgets/jupyterlab-manager", "@jupyter/nbgrader"} <= shipped      # quizzes' widgets, nbgrader
+    assert not {"@jupyter-widgets/jupyterlab-manager", "@jupyter/nbgrader"} & set(config["disabledExtensions"])

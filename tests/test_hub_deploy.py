@@ -146,6 +146,14 @@ def test_values_use_only_keys_the_z2jh_chart_accepts():
             "display_name", "slug", "description", "default", "kubespawner_override", "profile_options"}
 
 
+def test_the_cluster_culls_idle_servers_as_course_hub_does():
+    from coursekit.hub.classroom import CULL_TIMEOUT, cull_every
+
+    cull = values()["cull"]
+    assert cull["enabled"] is True
+    assert (cull["timeout"], cull["every"]) == (CULL_TIMEOUT, cull_every(CULL_TIMEOUT))
+
+
 def test_a_cpu_and_a_gpu_profile():
     profiles = {p["slug"]: p for p in values()["singleuser"]["profileList"]}
     assert profiles["cpu"].get("default") is True and "extra_resource_limits" not in profiles["cpu"].get(

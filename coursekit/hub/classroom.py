@@ -4,7 +4,8 @@
     <data>/jupyterhub.sqlite        users, servers, tokens (JupyterHub's database)
     <data>/passwords.dbm            first-login passwords (FirstUseAuthenticator, hashed)
     <data>/exchange/                nbgrader's exchange: the only folder everyone shares
-    <data>/jupyter-config/          nbgrader_config.py every server reads (exchange root, course id)
+    <data>/jupyter-config/          what every server reads: nbgrader_config.py (exchange root, course id),
+                                    jupyter_server_config.json (idle kernels culled)
     <data>/jupyter-config/student/  students' servers only: formgrader and create-assignment switched off
     <data>/home/<username>/         each person's home, mode 0700
     <data>/instructor-secret        the grading secret, readable by root, handed to instructors' servers
@@ -34,6 +35,13 @@ COURSE_ID = "llm-train-vs-infer"
 INSTRUCTOR_COURSE = "course"     # ~/course: the instructor's nbgrader course directory
 COURSE_ENTRIES = ("nbgrader_config.py", "solutions", "labs", "specs")   # what that copy holds
 STUDENT_LESSONS = "lessons"      # ~/lessons: a student's own copy of the lesson notebooks
+CULL_TIMEOUT = 3600              # seconds idle before a server (hub) or a kernel (in its server) is stopped
+
+
+def cull_every(timeout: int) -> int:
+    """How often the cullers look, and how often activity reaches the hub: a quarter of the timeout, at
+    most 5 minutes (JupyterHub's own activity interval), so an active person is never seen as idle."""
+    return max(1, min(300, timeout // 4))
 
 
 @dataclass(frozen=True)
@@ -45,6 +53,7 @@ class Settings:
     hub_port: int = 8081         # the hub's internal API
     proxy_api_port: int = 8001
     python: str = sys.executable
+    cull_timeout: int = CULL_TIMEOUT     # 0: never stop idle servers or kernels
 
 
 class Layout:
@@ -87,22 +96,42 @@ def precompile() -> None:
     subprocess.run([sys.executable, "-m", "compileall", "-q", "-j", "0", *folders], capture_output=True)
 
 
-def write_server_config(folder: Path, exchange: Path | str) -> None:
-    """What every person's server reads (JUPYTER_CONFIG_PATH): the exchange root and course id in
-    `folder`, and in `folder/student` what `jupyter server extension disable` and `jupyter labextension
-    disable` would write for students (no formgrader, no create-assignment). The Kubernetes image
-    (deploy/Dockerfile) writes the same into /etc/course."""
+# Server extensions a student's server does without (benchmarks/bench_server_memory.py measures the
+# saving): nbgrader's instructor tools, language servers (none installed, and JupyterLab's LSP client is
+# off by default), the Notebook 7 interface and its shim (the hub opens /lab), jupytext's text notebooks
+# (the lessons and labs are .ipynb). Kept: jupyterlab, terminals, nbgrader's assignment list and validate.
+STUDENT_SERVER_EXTENSIONS_OFF = ("nbgrader.server_extensions.formgrader", "nbgrader.server_extensions.course_list",
+                                 "jupyter_lsp", "notebook", "notebook_shim", "jupyterlab_jupytext")
+# their JupyterLab sides (a plugin that calls a switched-off server extension would show errors)
+STUDENT_LAB_PLUGINS_OFF = ("@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment",
+                           "@jupyter/nbgrader:course-list", "@jupyter-notebook/lab-extension", "jupyterlab-jupytext")
+
+
+def kernel_culling(timeout: int) -> dict:
+    """jupyter_server's own culler: a kernel idle for `timeout` s is shut down even with a browser tab
+    still open on it (an open tab keeps the server itself active), never while it runs a cell."""
+    if timeout <= 0:
+        return {}
+    return {"MappingKernelManager": {"cull_idle_timeout": timeout, "cull_interval": cull_every(timeout),
+                                     "cull_connected": True, "cull_busy": False}}
+
+
+def write_server_config(folder: Path, exchange: Path | str, cull_timeout: int = CULL_TIMEOUT) -> None:
+    """What every person's server reads (JUPYTER_CONFIG_PATH): the exchange root, course id and kernel
+    culling in `folder`, and in `folder/student` what `jupyter server extension disable` and `jupyter
+    labextension disable` would write for students (STUDENT_SERVER_EXTENSIONS_OFF, STUDENT_LAB_PLUGINS_OFF). The Kubernetes
+    image (deploy/Dockerfile) writes the same into /etc/course."""
     folder = Path(folder)
     (folder / "student" / "labconfig").mkdir(parents=True, exist_ok=True)
     (folder / "nbgrader_config.py").write_text(
         "c = get_config()  # noqa: F821  (written by `course hub`)\n"
         f"c.CourseDirectory.course_id = {COURSE_ID!r}\n"
         f"c.Exchange.root = {str(exchange)!r}\n")
+    (folder / "jupyter_server_config.json").write_text(json.dumps(kernel_culling(cull_timeout), indent=1))
     (folder / "student" / "jupyter_server_config.json").write_text(json.dumps(
-        {"ServerApp": {"jpserver_extensions": {"nbgrader.server_extensions.formgrader": False}}}, indent=1))
+        {"ServerApp": {"jpserver_extensions": {name: False for name in STUDENT_SERVER_EXTENSIONS_OFF}}}, indent=1))
     (folder / "student" / "labconfig" / "page_config.json").write_text(json.dumps(
-        {"disabledExtensions": {"@jupyter/nbgrader:formgrader": True, "@jupyter/nbgrader:create-assignment": True}},
-        indent=1))
+        {"disabledExtensions": {name: True for name in STUDENT_LAB_PLUGINS_OFF}}, indent=1))
 
 
 def prepare(layout: Layout, roster: Roster, settings: Settings) -> list[Path]:
@@ -118,7 +147,7 @@ def prepare(layout: Layout, roster: Roster, settings: Settings) -> list[Path]:
     # makes inbound/ write-only (2733) and feedback/ unlistable (711) for students.
     layout.exchange.mkdir(exist_ok=True)
     os.chmod(layout.exchange, 0o1777)
-    write_server_config(layout.jupyter_config, layout.exchange)
+    write_server_config(layout.jupyter_config, layout.exchange, settings.cull_timeout)
     layout.tutor_asks.mkdir(exist_ok=True)
     os.chmod(layout.tutor_asks, 0o1733)   # like nbgrader's inbound: write your own file, read no one's
     for path in (layout.cookie_secret, layout.proxy_token, layout.secret, layout.admin_token):

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from ..paths import course_root
+from .classroom import CULL_TIMEOUT
 
 DEFAULT_DATA = "/srv/llm-course-hub"
 
@@ -23,7 +24,7 @@ def hub(args: argparse.Namespace) -> int:
         settings = Settings(roster=str(Path(args.roster).resolve()),
                             course_source=str(Path(args.course or course_root()).resolve()),
                             ip=args.ip, port=args.port, hub_port=args.hub_port, proxy_api_port=args.proxy_api_port,
-                            python=sys.executable)
+                            python=sys.executable, cull_timeout=args.cull_timeout)
         ensure_proxy()
         precompile()
         opened = prepare(layout, roster, settings)
@@ -50,4 +51,6 @@ def register(sub) -> None:
     p.add_argument("--port", type=int, default=8000)
     p.add_argument("--hub-port", type=int, default=8081, help="the hub's internal API port (loopback)")
     p.add_argument("--proxy-api-port", type=int, default=8001, help="the proxy's API port (loopback)")
+    p.add_argument("--cull-timeout", type=int, default=CULL_TIMEOUT, metavar="SECONDS",
+                   help=f"stop a server or kernel idle this long; files stay (default {CULL_TIMEOUT}; 0: never)")
     p.set_defaults(handler=hub)

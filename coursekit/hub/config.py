@@ -11,7 +11,7 @@ import pwd
 from pathlib import Path
 
 from ..paths import course_root
-from .classroom import INSTRUCTOR_COURSE, Layout
+from .classroom import INSTRUCTOR_COURSE, Layout, cull_every
 from .proxy import ensure_proxy
 from .roster import load_roster
 from .tutor_service import hub_service, service_url
@@ -67,6 +67,9 @@ def configure(c, data: str | Path) -> None:
     # The class's tutor (coursekit/hub/tutor_service.py): holds the key, counts questions per person.
     c.JupyterHub.services.append(hub_service(layout.data, settings.python))
 
+    if settings.cull_timeout > 0:
+        cull_idle_servers(c, settings.python, settings.cull_timeout)
+
     c.ConfigurableHTTPProxy.command = [str(ensure_proxy())]
     c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{settings.proxy_api_port}"
     c.ConfigurableHTTPProxy.auth_token = layout.proxy_token.read_text().strip()
@@ -82,7 +85,21 @@ def configure(c, data: str | Path) -> None:
     def pre_spawn_hook(spawner):
         name = spawner.user.name
         env, folder = server_environment(layout, name, name in instructors)
+        if settings.cull_timeout > 0:     # the server reports its activity often enough for the culler
+            env["JUPYTERHUB_ACTIVITY_INTERVAL"] = str(cull_every(settings.cull_timeout))
         spawner.environment = {**spawner.environment, **env}
         spawner.notebook_dir = folder
 
     c.Spawner.pre_spawn_hook = pre_spawn_hook
+
+
+def cull_idle_servers(c, python: str, timeout: int) -> None:
+    """JupyterHub's idle culler as a hub service: a server with no activity (no request through the proxy,
+    no kernel running a cell) for `timeout` s is stopped, freeing its memory; the account and home stay,
+    and the person's next visit starts a new server on the same files. Users are never deleted."""
+    every = cull_every(timeout)
+    c.JupyterHub.services.append({"name": "idle-culler", "command": [
+        python, "-m", "jupyterhub_idle_culler", f"--timeout={timeout}", f"--cull-every={every}"]})
+    c.JupyterHub.load_roles.append({"name": "idle-culler", "services": ["idle-culler"],
+                                    "scopes": ["list:users", "read:users:activity", "read:servers", "delete:servers"]})
+    c.JupyterHub.last_activity_interval = every     # how often the hub reads the proxy's activity
