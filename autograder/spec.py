@@ -54,6 +54,8 @@ class Task:
     float64_expected: bool = False                  # visible expectations the reference computes with torch:
                                                     # run it in float64 and store float32 precision, so the
                                                     # committed checks file is the same on every CPU (check.py)
+    wrong: tuple[str, ...] = ()                     # wrong-but-plausible answers (source defining `function`):
+                                                    # `autograder validate` checks that each one fails
 
     @property
     def forbids(self) -> tuple[str, ...]:
@@ -79,6 +81,8 @@ class LabSpec:
     data: tuple[str, ...] = ()   # files students get beside the notebook, relative to the solution's
                                  # folder ("prices.csv", "data/trace.json"): `generate` releases these
                                  # and the notebook, nothing else (not spec.py, not scratch files)
+    budget_s: float = 300        # `autograder validate`: the solution notebook, run top to bottom on the
+                                 # CPU in quick mode (COURSE_QUICK=1, as grading runs it), takes at most this
 
     def solution_path(self) -> Path:
         if self.solution is None:
