@@ -23,7 +23,7 @@ import re
 import shutil
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -85,17 +85,20 @@ def _compare(task: Task, got, want) -> str | None:
         return f"compare raised {type(error).__name__}: {error}"
 
 
-def check_spec(spec: LabSpec, report: Report, seeds: int) -> None:
+def check_spec(spec: LabSpec, report: Report, seeds: int) -> set[str]:
+    """Report the spec's problems; return the tasks the engine cannot grade (no cases or no reference)."""
     from .engine import _plain as as_sent
     from .hidden import hidden_cases
     from .reference import reference_output
 
+    broken: set[str] = set()
     for task in spec.tasks:
         def reference(case, label):
             try:
                 first = reference_output(spec, task, as_sent(case))
                 again = reference_output(spec, task, as_sent(case))
             except Exception as error:  # noqa: BLE001
+                broken.add(task.grade_id)
                 report.add("spec", task.grade_id, label, f"the reference raised {type(error).__name__}: {error}",
                            "make the case valid input for the solution's function (or fix the solution)")
                 return None
@@ -110,6 +113,7 @@ def check_spec(spec: LabSpec, report: Report, seeds: int) -> None:
         for case in task.visible:
             label = f"visible '{case.name}'"
             if not _is_plain(case):
+                broken.add(task.grade_id)
                 report.add("spec", task.grade_id, label, "its args are not plain JSON data (tuples become lists, "
                            "objects do not survive)", "pass lists, numbers, strings and dicts; build objects in prepare")
                 continue
@@ -127,16 +131,19 @@ def check_spec(spec: LabSpec, report: Report, seeds: int) -> None:
             try:
                 cases = hidden_cases(spec, task, f"validate-{seed}".encode(), "student\0attempt")
             except Exception as error:  # noqa: BLE001
+                broken.add(task.grade_id)
                 report.add("spec", task.grade_id, f"hidden, seed {seed}", f"drawing failed: {error!r}",
                            "hidden(rng) must return a Case for every rng")
                 break
             bad = [c for c in cases if not _is_plain(c)]
             if bad:
+                broken.add(task.grade_id)
                 report.add("spec", task.grade_id, f"hidden '{bad[0].name}' (seed {seed})", "its args are not plain "
                            "JSON data", "draw lists, numbers, strings and dicts; build objects in prepare")
                 break
             if not all(reference(c, f"hidden '{c.name}' (seed {seed})") is not None for c in cases):
                 break
+    return broken
 
 
 def check_draws(spec: LabSpec, report: Report) -> None:
@@ -171,10 +178,17 @@ def _answer_with(nb: nbformat.NotebookNode, function: str, source: str) -> bool:
     return False
 
 
-def _grade(pool, spec: LabSpec, nb: nbformat.NotebookNode, where: Path, student: str):
+def _grade(pool, spec: LabSpec, nb: nbformat.NotebookNode, where: Path, student: str, report: Report):
+    from .engine import GraderError, SubmissionResult
+
     path = where / f"{student}.ipynb"
     nbformat.write(nb, path)
-    result = pool.grade(path, spec, student, b"validate-" + student.encode())
+    try:
+        result = pool.grade(path, spec, student, b"validate-" + student.encode())
+    except GraderError as error:    # the instructor's side (spec, solution): reported, the rest goes on
+        report.add("solution", "-", student, f"the grader itself failed: {error}",
+                   "fix the spec or the solution notebook (see the [spec] lines)")
+        result = SubmissionResult(student, spec.lab_id, "failed", str(error))
     return result, {t.grade_id: t for t in result.tasks}
 
 
@@ -270,7 +284,7 @@ def validate(course: Course, lab: str, *, seeds: int = 20, log: Callable[[str], 
     report = Report(lab)
     spec = course.spec(lab)
     timer = time.perf_counter()
-    check_spec(spec, report, seeds)
+    broken = check_spec(spec, report, seeds)
     check_draws(spec, report)
     report.numbers["spec"] = time.perf_counter() - timer
     solution_path = spec.solution_path()
@@ -280,7 +294,12 @@ def validate(course: Course, lab: str, *, seeds: int = 20, log: Callable[[str], 
     with tempfile.TemporaryDirectory(prefix="autograder-validate-") as tmp:
         work = Path(tmp)
         timer = time.perf_counter()
-        generate(course, lab, release=work / "release", db_url=f"sqlite:///{work / 'gradebook.db'}")
+        try:
+            generate(course, lab, release=work / "release", db_url=f"sqlite:///{work / 'gradebook.db'}")
+        except (RuntimeError, ValueError) as error:
+            report.add("generate", "-", "-", f"the student version cannot be generated: {str(error)[-600:]}",
+                       "fix the notebook's nbgrader cells (solution markers only in solution cells, unique grade_ids)")
+            return report
         report.numbers["generate"] = time.perf_counter() - timer
         release = work / "release" / lab
         check_release(course, spec, solution, release, report)
@@ -296,9 +315,13 @@ def validate(course: Course, lab: str, *, seeds: int = 20, log: Callable[[str], 
         graded.mkdir()
         timer = time.perf_counter()
         log(f"{lab}: grading the solution, the student version and the wrong answers in the sandbox ...")
+        # the engine draws every task's cases first: tasks whose cases cannot be drawn are left out
+        # (their [spec] lines say why), so the rest of the lab is still checked
+        gradable = replace(spec, tasks=tuple(t for t in spec.tasks if t.grade_id not in broken))
+        full, spec = spec, gradable
         with GradingPool(1) as pool:
             for student in ("validate-ada", "validate-ben"):
-                result, tasks = _grade(pool, spec, solution, graded, student)
+                result, tasks = _grade(pool, spec, solution, graded, student, report)
                 if result.status != "graded":
                     report.add("solution", "-", student, f"the grader could not grade the solution: {result.reason}",
                                "fix the notebook so it runs in the grader (see the reason)")
@@ -320,7 +343,7 @@ def validate(course: Course, lab: str, *, seeds: int = 20, log: Callable[[str], 
                                    "(measurements, plots): define it in the function's own cell or the setup")
 
             stub_nb = nbformat.read(release / spec.notebook, as_version=4)
-            result, tasks = _grade(pool, spec, stub_nb, graded, "validate-stub")
+            result, tasks = _grade(pool, spec, stub_nb, graded, "validate-stub", report)
             for task in spec.tasks:
                 if result.status == "graded" and tasks[task.grade_id].passed:
                     report.add("stubs", task.grade_id, "student version",
@@ -336,10 +359,11 @@ def validate(course: Course, lab: str, *, seeds: int = 20, log: Callable[[str], 
                         report.add("wrong", task.grade_id, label, f"no answer cell defines {task.function}",
                                    f"define `def {task.function}(...)` in a solution cell")
                         continue
-                    result, tasks = _grade(pool, spec, nb, graded, f"validate-wrong-{number}")
+                    result, tasks = _grade(pool, spec, nb, graded, f"validate-wrong-{number}", report)
                     if result.status == "graded" and tasks[task.grade_id].passed:
                         first = wrong.strip().splitlines()[-1].strip()[:60]
                         report.add("wrong", task.grade_id, f"{label} ({first})", "this wrong answer passes",
                                    "add a visible or hidden case it gets wrong, or tighten the task's compare")
         report.numbers["grading"] = time.perf_counter() - timer
+        spec = full
     return report
