@@ -145,3 +145,13 @@ def test_new_refuses_an_unsafe_lab_id(tmp_path):
     with pytest.raises(ValueError, match="invalid lab id"):
         new_lab(Course.find(root), "../escape")
     assert not (root / "solutions").exists() or not any((root / "solutions").iterdir())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lab", Course.find(ROOT).lab_ids())
+def test_the_course_labs_validate_clean(lab):
+    """The five built-in labs pass every check (3 secrets here; instructors' default is 20)."""
+    env = {k: v for k, v in os.environ.items() if k not in {"COURSE_ROOT", "COURSE_GRADING_SECRET"}}
+    done = subprocess.run([sys.executable, "-m", "autograder.cli", "validate", lab, "--seeds", "3"], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0 and f"{lab}: valid" in done.stdout, done.stdout + done.stderr
