@@ -1,5 +1,7 @@
 """`autograder`: the instructor's day on top of nbgrader (see docs/INSTRUCTORS.md).
 
+    autograder new LAB                         a lab's starting point: solutions/LAB/ notebook + spec.py
+    autograder validate [LAB] [--seeds N]      before release: everything the lab gets wrong, one line each
     autograder generate [LAB]                  solutions/ -> labs/ (nbgrader generate_assignment)
     autograder collect SOURCE --lab LAB        folder or LMS zip -> submitted/<student>/<lab>/
     autograder grade [LAB] [--workers N]       sandboxed, parallel, resumable grading
@@ -29,6 +31,27 @@ def _labs(course: Course, lab: str | None, quizzes: bool = False) -> list[str]:
     if not labs:
         raise ValueError(f"no labs in {course.solutions}")
     return labs
+
+
+def cmd_new(args, course: Course) -> int:
+    from .new import new_lab
+
+    for path in new_lab(course, args.lab):
+        print(f"wrote {path}")
+    print(f"next: edit them (docs/AUTHORING.md), then `autograder validate {args.lab}` and "
+          f"`autograder generate {args.lab}`")
+    return 0
+
+
+def cmd_validate(args, course: Course) -> int:
+    from .validate import validate
+
+    problems = 0
+    for lab in _labs(course, args.lab):
+        report = validate(course, lab, seeds=args.seeds, log=print)
+        print(report.render())
+        problems += len(report.problems)
+    return 1 if problems else 0
 
 
 def cmd_generate(args, course: Course) -> int:
@@ -164,6 +187,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--root", help="course root (holding nbgrader_config.py); default: COURSE_ROOT or this repo")
     sub = parser.add_subparsers(dest="command", required=True)
 
+    p = sub.add_parser("new", help="write a lab's starting point: solutions/LAB/LAB.ipynb and spec.py")
+    p.add_argument("lab")
+    p.set_defaults(handler=cmd_new)
+
+    p = sub.add_parser("validate", help="before release: check a lab grades correctly (exit 1 on problems)")
+    p.add_argument("lab", nargs="?")
+    p.add_argument("--seeds", type=int, default=20, help="secrets to draw hidden cases from (default 20)")
+    p.set_defaults(handler=cmd_validate)
+
     p = sub.add_parser("generate", help="generate student versions in labs/ from solutions/")
     p.add_argument("lab", nargs="?")
     p.set_defaults(handler=cmd_generate)
@@ -225,10 +257,16 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "check":
             return args.handler(args, None)
+        if args.command == "new" and args.root:
+            from .new import ensure_course_root
+
+            made = ensure_course_root(Path(args.root).expanduser().resolve())
+            if made:
+                print(f"wrote {made} (a copy of the course's: this folder is now a course root)")
         course = Course.find(args.root)
         os.environ["COURSE_ROOT"] = str(course.root)   # specs, the secret, nbgrader: all from this root
         return args.handler(args, course)
-    except (ValueError, FileNotFoundError, RuntimeError) as error:
+    except (ValueError, FileNotFoundError, FileExistsError, RuntimeError) as error:
         print(f"autograder {args.command}: {error}", file=sys.stderr)
         return 2
 

@@ -89,8 +89,8 @@ class Course:
         return [lab]
 
     def spec(self, lab_id: str) -> LabSpec:
-        """The lab's spec: solutions/<lab>/spec.py under this root, else autograder/specs/<lab>.py, else
-        a folder on AUTOGRADER_SPEC_PATH (fixtures); a quiz's record stands in for the spec of a graded
+        """The lab's spec: solutions/<lab>/spec.py under this root, else in this checkout, else a folder
+        on AUTOGRADER_SPEC_PATH (fixtures); a quiz's record stands in for the spec of a graded
         quiz (the same fields)."""
         from .quiz.assignment import is_quiz, quiz_spec
         from .spec import load_spec

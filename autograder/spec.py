@@ -1,6 +1,8 @@
 """The contract between a graded lab and the autograder.
 
-Each lab has a spec module `autograder/specs/<lab_id_with_underscores>.py` exposing `SPEC: LabSpec`.
+Each lab is one folder, solutions/<lab>/: its solution notebook and `spec.py` exposing `SPEC: LabSpec`
+(`autograder new LAB` writes both; docs/AUTHORING.md). Student-side helpers a lab's visible checks need
+(prepare, encode, compare) live in coursekit/checks/<lab_with_underscores>.py.
 A task is one nbgrader test cell (its `grade_id`) worth `points`; it passes when the student's
 function matches the trusted reference on every visible case and on `n_hidden` hidden cases.
 
@@ -54,6 +56,8 @@ class Task:
     float64_expected: bool = False                  # visible expectations the reference computes with torch:
                                                     # run it in float64 and store float32 precision, so the
                                                     # committed checks file is the same on every CPU (check.py)
+    wrong: tuple[str, ...] = ()                     # wrong-but-plausible answers (source defining `function`):
+                                                    # `autograder validate` checks that each one fails
 
     @property
     def forbids(self) -> tuple[str, ...]:
@@ -79,6 +83,8 @@ class LabSpec:
     data: tuple[str, ...] = ()   # files students get beside the notebook, relative to the solution's
                                  # folder ("prices.csv", "data/trace.json"): `generate` releases these
                                  # and the notebook, nothing else (not spec.py, not scratch files)
+    budget_s: float = 300        # `autograder validate`: the solution notebook, run top to bottom on the
+                                 # CPU in quick mode (COURSE_QUICK=1, as grading runs it), takes at most this
 
     def solution_path(self) -> Path:
         if self.solution is None:
@@ -126,43 +132,43 @@ def load_spec(lab_id: str | Path, root: str | Path | None = None) -> LabSpec:
     """Return the SPEC of a lab, by id or by spec module path (tests use fixture specs).
 
     By id: the course root's solutions/<lab>/spec.py (root: `root`, else COURSE_ROOT, else this
-    checkout; a private instructor folder keeps its labs there), else autograder.specs.<lab_id with
-    '-' as '_'>, else that file in the folders of AUTOGRADER_SPEC_PATH (os.pathsep-separated).
-    Cached per process.
+    checkout; a private instructor folder keeps its labs there), else this checkout's
+    solutions/<lab>/spec.py (the course's own labs, whatever the root), else <lab id with '-' as
+    '_'>.py in the folders of AUTOGRADER_SPEC_PATH (os.pathsep-separated). Cached per process.
     """
-    import importlib
     import os
 
     from coursekit.paths import course_root
 
     key = str(lab_id)
-    beside = Path(root or course_root()).resolve() / "solutions" / key / SPEC_FILE
-    if not (isinstance(lab_id, Path) or key.endswith(".py")) and beside.is_file():
-        return load_spec(beside)
-    if key in _SPECS:
-        return _SPECS[key]
     if isinstance(lab_id, Path) or key.endswith(".py"):
         path = Path(lab_id).resolve()
         if not path.is_file():
             raise FileNotFoundError(f"{path}: spec module not found")
         spec = _SPECS.get(str(path)) or _spec_from_file(path)
         _SPECS[str(path)] = spec
-    else:
-        name = key.replace("-", "_")
-        try:
-            module = importlib.import_module(f"autograder.specs.{name}")
-        except ModuleNotFoundError as error:
-            if error.name != f"autograder.specs.{name}":
-                raise                       # the spec exists but one of its imports is missing
-            folders = [p for p in os.environ.get("AUTOGRADER_SPEC_PATH", "").split(os.pathsep) if p]
-            for folder in folders:
-                if (Path(folder) / f"{name}.py").is_file():
-                    return _SPECS.setdefault(key, load_spec(Path(folder) / f"{name}.py"))
-            raise ModuleNotFoundError(f"no spec for lab {key!r}: autograder/specs/{name}.py does not exist"
-                                      + (f" and none in AUTOGRADER_SPEC_PATH ({', '.join(folders)})" if folders else "")
-                                      ) from None
-        spec = module.SPEC
-        if spec.origin is None:
-            spec = replace(spec, origin=str(Path(module.__file__).resolve()))
-    _SPECS[key] = spec
-    return spec
+        return spec
+    for base in (Path(root or course_root()).resolve(), REPO_ROOT):
+        beside = base / "solutions" / key / SPEC_FILE
+        if beside.is_file():
+            return load_spec(beside)
+    if key in _SPECS:
+        return _SPECS[key]
+    name = key.replace("-", "_")
+    folders = [p for p in os.environ.get("AUTOGRADER_SPEC_PATH", "").split(os.pathsep) if p]
+    for folder in folders:
+        if (Path(folder) / f"{name}.py").is_file():
+            return _SPECS.setdefault(key, load_spec(Path(folder) / f"{name}.py"))
+    raise ModuleNotFoundError(f"no spec for lab {key!r}: solutions/{key}/{SPEC_FILE} does not exist"
+                              + (f" and none in AUTOGRADER_SPEC_PATH ({', '.join(folders)})" if folders else ""))
+
+
+def spec_module(lab_id: str) -> Any:
+    """The module a lab's spec was loaded from (its helpers, for tests and benchmarks)."""
+    import sys
+
+    origin = load_spec(lab_id).origin
+    for module in list(sys.modules.values()):
+        if getattr(module, "__file__", None) and origin and Path(module.__file__).resolve() == Path(origin):
+            return module
+    raise ModuleNotFoundError(f"the spec of {lab_id!r} ({origin}) is not loaded as a module")

@@ -14,7 +14,7 @@ from pathlib import Path
 import torch
 
 from autograder.reference import solution_namespace
-from autograder.specs.lab5_moe import build_draft_pair
+from autograder.spec import spec_module
 from coursekit.calc.speculative import acceptance_rate_from_counts, speedup
 from coursekit.device import describe_device, pick_device, synchronize
 from coursekit.nn.decoder import greedy_generate
@@ -56,7 +56,7 @@ def acceptance_table(sol, device) -> None:
           "4 prompts x 48 new tokens; every output equals the target's greedy output\n")
     print("| k | accepted | rejected | measured a | tokens per target step | speedup predicted at c=0.05 |")
     print("|---:|---:|---:|---:|---:|---:|")
-    target, draft = build_draft_pair(seed=0)
+    target, draft = spec_module("lab5-moe").build_draft_pair(seed=0)
     target, draft = target.to(device), draft.to(device)
     prompts = torch.randint(0, 256, (4, 8), generator=torch.Generator().manual_seed(1)).to(device)
     for k in (1, 2, 4, 6):

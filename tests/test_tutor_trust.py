@@ -114,7 +114,7 @@ def test_instructor_files_are_refused_wherever_they_are(root, learner, tmp_path)
     linked = tmp_path / "work" / "link.ipynb"
     linked.symlink_to(solution)
     assert "solutions/" in why_denied(solution) and "solutions/" in why_denied(linked)
-    assert why_denied(root / "autograder" / "specs" / "lab1_roofline.py")
+    assert why_denied(root / "solutions" / lab / "spec.py")
     assert why_denied(root / "instructor-secret") and why_denied(root / "coursekit" / "hint_texts.yaml")
     assert why_denied(tmp_path / "notes.json")
     assert why_denied(root / "labs" / lab / f"{lab}.ipynb") is None

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import yaml
 
+from autograder.spec import SPEC_FILE
 from conftest import ROOT
 
 BLOCK = re.compile(r"### BEGIN (SOLUTION|HIDDEN TESTS)(.*?)### END \1", re.S)
@@ -24,7 +25,7 @@ BLOCK = re.compile(r"### BEGIN (SOLUTION|HIDDEN TESTS)(.*?)### END \1", re.S)
 
 def tutor_course(base: Path) -> Path:
     root = base / "course-root"
-    for folder in ("labs", "course", "solutions", "autograder/specs"):
+    for folder in ("labs", "course", "solutions"):        # solutions/<lab>/ holds each spec.py too
         shutil.copytree(ROOT / folder, root / folder, ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"))
     (root / "instructor-secret").write_text(secrets.token_hex(32) + "\n")
     return root
@@ -60,7 +61,7 @@ def instructor_fragments(root: Path) -> dict[str, str]:
             for kind, body in BLOCK.findall("".join(cell["source"])):
                 for line in body.splitlines():
                     add(line, f"{path.relative_to(root)} ({kind.lower()})", 16)
-    for path in sorted((root / "autograder" / "specs").glob("*.py")):
+    for path in sorted((root / "solutions").glob(f"*/{SPEC_FILE}")):
         for line in path.read_text().splitlines():
             add(line, str(path.relative_to(root)), 24)
     prompts = yaml.safe_load((ROOT / "coursekit" / "hint_texts.yaml").read_text())
@@ -69,19 +70,19 @@ def instructor_fragments(root: Path) -> dict[str, str]:
             for literal in re.split(r"\{[^{}]*\}|\n|\"", expression):     # the text around f-string fields
                 add(literal, f"hint_texts.yaml {prompt_id}", 25)
     secret = (root / "instructor-secret").read_text().strip()
-    for lab_spec in sorted((root / "autograder" / "specs").glob("lab*.py")):
-        for text, where in hidden_case_texts(lab_spec.stem, secret.encode()):
+    for lab_spec in sorted((root / "solutions").glob(f"lab*/{SPEC_FILE}")):
+        for text, where in hidden_case_texts(lab_spec.parent.name, secret.encode()):
             add(text, where, 12)
     found[secret] = "instructor-secret"
     return found
 
 
-def hidden_case_texts(lab_module: str, secret: bytes) -> list[tuple[str, str]]:
+def hidden_case_texts(lab: str, secret: bytes) -> list[tuple[str, str]]:
     """The arguments of every hidden case the grader would draw with this course's secret, as text."""
     from autograder.hidden import hidden_cases
     from autograder.spec import load_spec
 
-    spec = load_spec(lab_module.replace("_", "-"))
+    spec = load_spec(lab)
     texts = []
     for task in spec.tasks:
         for case in hidden_cases(spec, task, secret):

@@ -1,6 +1,7 @@
 """`course quiz ...` and `course progress`: register(subparsers) adds them to the course command.
 
     course quiz check [--root quizzes]
+    course quiz new BANK [--root quizzes] [--module M]   a template bank that `check` accepts
     course quiz release|grade|analytics ...   runs `autograder quiz ...` (the instructor's tool)
     course progress [--json]
 """
@@ -28,6 +29,15 @@ def cmd_check(args: argparse.Namespace) -> int:
           + (f"{len(problems)} problem(s)" if problems else f"all {items} items pass their self-test"),
           file=sys.stderr if problems else sys.stdout)
     return 1 if problems else 0
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    from .bank import resolve_root
+    from .template import new_bank
+
+    path = new_bank(resolve_root(args.root), args.bank, args.module)
+    print(f"wrote {path}\nnext: edit it (docs/QUIZ-FORMAT.md), then `course quiz check --root {args.root}`")
+    return 0
 
 
 def cmd_instructor(args: argparse.Namespace) -> int:
@@ -76,6 +86,9 @@ def register(subparsers) -> None:
         return p
 
     add("check", cmd_check, "validate and self-test every bank; list each problem with file and item id")
+    p = add("new", cmd_new, "write a template bank (one item of every type) that `check` accepts")
+    p.add_argument("bank", help="bank id, also the file name: <root>/<bank>.yaml")
+    p.add_argument("--module", default="extra", help="module the bank belongs to (default: extra)")
     for name in ("release", "grade", "analytics"):
         # prefix_chars="+": every argument, options and --help included, goes to autograder untouched
         p = sub.add_parser(name, help=f"moved: runs `autograder quiz {name}` (see docs/QUIZZES.md)", add_help=False,

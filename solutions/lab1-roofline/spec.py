@@ -149,19 +149,27 @@ def _bpp_hidden(rng: random.Random) -> Case:
                                         rng.choice(sorted(memory.OPTIMIZER_STATES)), rng.choice([True, False])))
 
 
+# Wrong-but-plausible answers `autograder validate` proves the cases catch (docs/AUTHORING.md).
+WRONG_INTENSITY = ("def matmul_intensity(m, k, n, bytes_per_element):\n"
+                   "    return 2 * m * k * n / ((m * k + k * n) * bytes_per_element)",)   # forgot writing C
+WRONG_ATTAINABLE = ("def attainable_flops(intensity, peak_flops, bandwidth):\n"
+                    "    return bandwidth * intensity",)                                    # no roof
+WRONG_CLASSIFY = ("def classify(intensity, peak_flops, bandwidth):\n"
+                  "    return 'compute-bound' if intensity > peak_flops / bandwidth else 'bandwidth-bound'",)  # ridge itself
+
 SPEC = LabSpec(
     lab_id=LAB,
     notebook="lab1-roofline.ipynb",
     tasks=(
         Task("test_intensity", "Task (arithmetic intensity)", 2, "matmul_intensity",
-             visible=_intensity_visible(), hidden=_intensity_hidden),
+             visible=_intensity_visible(), hidden=_intensity_hidden, wrong=WRONG_INTENSITY),
         Task("test_ridge", "Task (ridge point)", 1, "ridge_point",
              visible=_chip_cases(roofline.ridge_point, "ridge point = peak FLOP/s divided by bytes/s"),
              hidden=_ridge_hidden),
         Task("test_attainable", "Task (attainable FLOP/s)", 1, "attainable_flops",
-             visible=_attainable_visible(), hidden=_attainable_hidden),
+             visible=_attainable_visible(), hidden=_attainable_hidden, wrong=WRONG_ATTAINABLE),
         Task("test_classify", "Task (classification)", 1, "classify",
-             visible=_classify_visible(), hidden=_classify_hidden, n_hidden=8),
+             visible=_classify_visible(), hidden=_classify_hidden, n_hidden=8, wrong=WRONG_CLASSIFY),
         Task("test_decode", "Task (decode step)", 3, "decode_step",
              visible=_step_visible("decode"), hidden=_step_hidden),
         Task("test_prefill", "Task (prefill)", 2, "prefill",

@@ -1,1 +1,0 @@
-"""One module per graded lab, each exposing SPEC: autograder.spec.LabSpec."""
