@@ -493,3 +493,18 @@ def test_a_grader_started_with_sigint_ignored_still_sees_a_notebook_ignore_it(tm
     finally:
         signal.signal(signal.SIGINT, before)
     assert "signals: changes the SIGINT handler" in result.flags, result.flags
+
+
+def test_a_labs_spec_module_counts_as_the_graders_own_code():
+    """A lab's spec.py is loaded as autograder_spec_<hash> (autograder.spec): calling its helpers from a
+    graded function is reaching `autograder`, like any other grader code."""
+    import types
+
+    from coursekit.checks.cases import DEFAULT_FORBIDDEN
+    from coursekit.checks.reach import call_watched
+
+    spec = types.ModuleType("autograder_spec_0123456789ab")
+    exec("def expected(x):\n    return 2 * x\n", spec.__dict__)
+    assert call_watched(lambda x: spec.expected(x), (3,), {}, DEFAULT_FORBIDDEN) == \
+        (6, "autograder_spec_0123456789ab.expected")
+    assert call_watched(lambda x: 2 * x, (3,), {}, DEFAULT_FORBIDDEN) == (6, None)

@@ -32,8 +32,13 @@ TAMPERED = "(the grader's call watch was removed)"
 HANDED = "(work handed to a thread or process the grader cannot watch)"
 
 
+SPEC_MODULES = "autograder_spec_"     # a lab's spec.py, as autograder.spec loads it: part of `autograder`
+
+
 def _matches(module: str, qualname: str, rules: tuple[str, ...]) -> bool:
     """A rule names a module (and everything under it) or one function or method in it."""
+    if module.startswith(SPEC_MODULES):
+        module = f"autograder.specs.{module}"
     full = f"{module}.{qualname}"
     return any(module == r or module.startswith(r + ".") or full == r or full.startswith(r + ".") for r in rules)
 
