@@ -3,7 +3,7 @@
 #   ./course.sh start [course start options]   set up .venv and open the course in JupyterLab
 #   ./course.sh test  [pytest options]         set up .venv plus test tools and run the whole suite
 #   ./course.sh hub   --roster CSV [options]   set up .venv plus JupyterHub and serve a class (as root)
-#   ./course.sh site  [--out DIR]              set up .venv plus Sphinx/MyST-NB and build the course website
+#   ./course.sh site  [--out DIR]              set up .venv plus Sphinx/MyST-NB (and MathJax from npm) and build the course website
 # Set-up is idempotent: a second run only checks that everything is already installed.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -53,23 +53,27 @@ install_browser() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium chromium-driver >/dev/null
 }
 
-# axe-core (the accessibility checker the browser tests inject into Chromium) and MathJax, pinned by
-# tests/a11y/package-lock.json and installed from npm into tests/a11y/node_modules (never a CDN).
-install_axe() {
-  local dir="$here/tests/a11y" want
+# npm packages, pinned by a package-lock.json and installed into that folder's node_modules (never a CDN):
+# tests/a11y holds axe-core (the accessibility checker the browser tests inject into Chromium) and
+# MathJax; coursekit/site holds what the website serves from its own folder (MathJax, RequireJS, the
+# widgets' HTML manager).
+npm_ci() {  # $1 = folder with package.json and package-lock.json, $2 = what it is, for the log
+  local dir="$here/$1" want
   want="$(sha256sum "$dir/package-lock.json" | cut -c1-16)"
   if [ -f "$dir/node_modules/.course-lock" ] && [ "$(cat "$dir/node_modules/.course-lock")" = "$want" ]; then return; fi
   if ! command -v npm >/dev/null; then
-    echo "==> installing Debian's nodejs and npm for the accessibility tests"
+    echo "==> installing Debian's nodejs and npm for $2"
     local sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
-    command -v apt-get >/dev/null || die "no npm and no apt-get: install Node.js 18+ with npm, then run ./course.sh test again"
+    command -v apt-get >/dev/null || die "no npm and no apt-get: install Node.js 18+ with npm, then run ./course.sh again"
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq nodejs npm >/dev/null
   fi
-  echo "==> installing axe-core and MathJax from npm into tests/a11y (pinned by its package-lock.json)"
-  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) || die "npm ci in tests/a11y failed"
+  echo "==> installing $2 from npm into $1 (pinned by its package-lock.json)"
+  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) || die "npm ci in $1 failed"
   echo "$want" >"$dir/node_modules/.course-lock"
 }
+install_axe() { npm_ci tests/a11y "axe-core and MathJax (the accessibility tests)"; }
+install_site_js() { npm_ci coursekit/site "MathJax, RequireJS and the widgets' HTML manager (the website)"; }
 
 cmd="${1:-}"; [ $# -gt 0 ] && shift
 case "$cmd" in
@@ -77,13 +81,13 @@ case "$cmd" in
     make_venv; pip_install ""
     exec "$venv/bin/course" start "$@" ;;
   test)
-    make_venv; pip_install "[test,hub,site]"; install_browser; install_axe
+    make_venv; pip_install "[test,hub,site]"; install_browser; install_axe; install_site_js
     exec "$venv/bin/python" -m pytest "$@" ;;
   hub)
     make_venv; pip_install "[hub]"
     exec "$venv/bin/course" hub "$@" ;;
   site)
-    make_venv; pip_install "[site]"
+    make_venv; pip_install "[site]"; install_site_js
     exec "$venv/bin/course" site "$@" ;;
   *)
     echo "usage: ./course.sh start [--port N] [--no-browser]   |   ./course.sh test [pytest args]   |   ./course.sh hub --roster CSV   |   ./course.sh site" >&2
