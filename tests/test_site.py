@@ -6,13 +6,16 @@ cheap) and served over HTTP, as a reader would get it.
 from __future__ import annotations
 
 import functools
+import html
+import html.parser
+import json
 import re
 import subprocess
 import sys
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import urljoin, urlparse
+from urllib.parse import unquote, urljoin, urlparse
 
 import nbformat
 import pytest
@@ -51,14 +54,19 @@ def seed_site_cache(executed_notebooks) -> None:
 
 
 @pytest.fixture(scope="module")
-def site(executed_notebooks) -> Path:
+def site_build(executed_notebooks) -> subprocess.CompletedProcess:
     seed_site_cache(executed_notebooks)
     done = subprocess.run([sys.executable, "-m", "coursekit.cli", "site"], cwd=ROOT, capture_output=True,
                           text=True, timeout=3000)
     assert done.returncode == 0, f"course site failed:\n{done.stderr[-3000:]}"
     assert f"executed {SITE_EXECUTES}" in done.stdout, done.stdout      # its own execution path ran
+    return done
+
+
+@pytest.fixture(scope="module")
+def site(site_build) -> Path:
     html = ROOT / "build" / "site" / "html"
-    assert str(html / "index.html") in done.stdout
+    assert str(html / "index.html") in site_build.stdout
     return html
 
 
@@ -153,8 +161,8 @@ def test_lesson_quiz_is_shown_as_questions_with_a_jupyterlab_link(site_url, page
     quiz = page.locator("section#quiz")  # the lesson's own "Quiz" heading
     assert quiz.get_by_text(re.compile(r"^Question 1\.")).count() == 1
     assert quiz.locator("li").count() >= 2  # the options of a multiple-choice question
-    link = quiz.locator("a[href*='localhost:8888/lab/tree/course/m1-training-vs-inference/01-what-each-does.ipynb']")
-    assert link.count() == 1
+    how = quiz.get_by_text(re.compile(r"\./course\.sh start.*course/m1-training-vs-inference/01-what-each-does\.ipynb"))
+    assert how.count() == 1   # how to answer it in JupyterLab: no link to a server the reader may not run
     assert "show_quiz" not in page.locator("main").inner_text()  # the widget cell itself is left out
 
 
@@ -229,28 +237,18 @@ def test_pages_reflow_at_200_percent_zoom(site_url, browser):
 def test_site_config_turns_on_mathjax_assistive_output():
     from coursekit.site.build import CONF_PY, SEARCH_BUTTON
 
-    conf = CONF_PY.format(title="t")
+    conf = CONF_PY.format(title="t", static="s", student="student")
     assert '"enableAssistiveMml": True' in conf
     assert "aria-label" not in SEARCH_BUTTON and "Search" in SEARCH_BUTTON
-
-
-MATHJAX_CDN = "https://cdn.jsdelivr.net/npm/mathjax@3/"
-MATHJAX_LOCAL = ROOT / "tests" / "a11y" / "node_modules" / "mathjax"
 
 
 @pytest.mark.slow
 @pytest.mark.browser
 def test_formulas_reach_screen_readers_as_mathml(site_url, page):
-    """The site loads MathJax from its CDN; here the same major version comes from npm (tests/a11y), so the
-    test sees what a reader's browser renders: every formula gets MathJax's assistive MathML, and the
-    page with it still passes axe."""
+    """The site serves its own MathJax (coursekit/site/assets.py): every formula gets MathJax's assistive
+    MathML, and the page with it still passes axe."""
     from axe import blocking, run_axe, summary
 
-    def from_npm(route):
-        local = MATHJAX_LOCAL / route.request.url[len(MATHJAX_CDN):].split("?")[0]
-        route.fulfill(path=str(local)) if local.is_file() else route.fulfill(status=404)
-
-    page.route(MATHJAX_CDN + "**", from_npm)
     page.goto(urljoin(site_url, "course/m5-co-design/01-inference-aware-scaling.html"))
     formulas = page.locator("main .math").count()
     assert formulas > 0
@@ -283,3 +281,240 @@ def test_dark_mode_pages_pass_axe(site_url, browser):
     finally:
         context.close()
     assert not problems, "\n".join(problems)
+
+
+# --- Offline, linked and complete: what a reader gets from the folder alone ---------------------------
+
+def built_pages(site: Path) -> list[Path]:
+    return sorted(p for p in site.rglob("*.html") if "_static" not in p.parts)
+
+
+OFFLINE_PAGES = ["index.md", "course/m1-training-vs-inference/01-what-each-does.ipynb",
+                 "course/m1-training-vs-inference/03-compute-or-bandwidth.ipynb",
+                 "course/m5-co-design/01-inference-aware-scaling.ipynb", "labs/lab1-roofline/lab1-roofline.ipynb",
+                 "labs/lab4-economics/lab4-economics.ipynb", "docs/reading-list.md"]
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_pages_work_offline_opened_from_the_folder(site, browser):
+    """Opened as files (file://), with every request watched: nothing leaves the site's folder, the console
+    stays free of errors, formulas render (MathJax from the site) and a lab's saved widgets render (the
+    widget manager from the site)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    inside = site.resolve().as_uri() + "/"
+    outside, errors = [], []
+
+    def watch(route):
+        if route.request.url.startswith(inside):
+            route.continue_()
+        else:
+            outside.append(route.request.url)
+            route.abort()
+
+    page.route("**/*", watch)
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("requestfailed", lambda r: errors.append(f"failed: {r.url}"))
+    try:
+        for rel in OFFLINE_PAGES:
+            page.goto(inside + html_path(rel))
+            formulas = page.locator("main .math").count()
+            if formulas:
+                page.wait_for_function(f"() => document.querySelectorAll('main mjx-container').length >= {formulas}",
+                                       timeout=60_000)
+            if rel.startswith("labs/"):
+                page.locator("main .jupyter-widgets").first.wait_for(timeout=60_000)
+            page.wait_for_load_state("networkidle")
+            assert not outside, f"{rel}: requests outside the site: {outside}"
+            assert not errors, f"{rel}: console errors: {errors}"
+    finally:
+        context.close()
+
+
+# <script src>, <link href>, <img src>, CSS url(), a widget manager's CDN attribute: anything a page loads.
+LOADS = re.compile(r"""<(?:script|link|img|iframe|source)\b[^>]*\b(?:src|href)=["'](?:https?:)?//[^"']+"""
+                   r"""|url\(\s*["']?(?:https?:)?//|data-jupyter-widgets-cdn""", re.IGNORECASE)
+
+
+@pytest.mark.slow
+def test_no_page_loads_anything_from_another_host(site):
+    """Links to papers are fine (a reader follows them); nothing the page itself loads may come from a CDN."""
+    problems = [f"{p.relative_to(site)}: {m.group(0)[:120]}" for p in built_pages(site)
+                for m in LOADS.finditer(p.read_text(encoding="utf-8"))]
+    assert not problems, "\n".join(problems[:20])
+    static_css = [p for p in (site / "_static").rglob("*.css") if LOADS.search(p.read_text(encoding="utf-8"))]
+    assert not static_css, static_css
+
+
+@pytest.mark.slow
+def test_no_page_points_at_localhost(site):
+    """A published site's reader has no JupyterLab on localhost: pages say how to open the course instead."""
+    bad = [str(p.relative_to(site)) for p in built_pages(site) if "localhost" in p.read_text(encoding="utf-8")]
+    assert not bad, bad
+
+
+class Anchors(html.parser.HTMLParser):
+    """Every id (and a name) a page defines, and every link and resource it refers to."""
+
+    def __init__(self):
+        super().__init__()
+        self.ids, self.refs = set(), []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        self.ids.update(v for k, v in attrs.items() if k == "id" or (k == "name" and tag == "a"))
+        for key in ("href", "src"):
+            if attrs.get(key) and not (tag == "link" and attrs.get("rel") in ("canonical",)):
+                self.refs.append(attrs[key])
+
+
+def parsed(path: Path) -> Anchors:
+    anchors = Anchors()
+    anchors.feed(path.read_text(encoding="utf-8"))
+    return anchors
+
+
+@pytest.mark.slow
+def test_every_internal_link_and_anchor_resolves(site):
+    """Each relative href/src of every page leads to a file of the site, and each #anchor to an id on that page."""
+    pages = {p.resolve(): parsed(p) for p in built_pages(site)}
+    problems = []
+    for path, anchors in pages.items():
+        for ref in anchors.refs:
+            target = urlparse(ref)
+            if target.scheme or target.netloc or ref.startswith(("mailto:", "javascript:", "data:")):
+                continue
+            file = (path.parent / unquote(target.path)).resolve() if target.path else path
+            if not file.exists():
+                problems.append(f"{path.relative_to(site.resolve())}: {ref!r} leads nowhere")
+            elif target.fragment and file.suffix == ".html":
+                ids = pages[file].ids if file in pages else parsed(file).ids
+                if unquote(target.fragment) not in ids:
+                    problems.append(f"{path.relative_to(site.resolve())}: {ref!r}: no such anchor")
+    assert not problems, "\n".join(problems[:30])
+
+
+@pytest.mark.slow
+def test_lessons_lead_to_their_lab_page(site):
+    """A module's last lesson ends "Next: Lab N": on the site, that link opens the lab's page."""
+    for module in site_modules(ROOT)[:-1]:
+        lab = next(p for p in module.pages if p.startswith("labs/"))
+        last_lesson = [p for p in module.pages if p.startswith("course/") and "module-test" not in p][-1]
+        refs = parsed(site / html_path(last_lesson)).refs
+        assert f"../../{html_path(lab)}" in refs, (last_lesson, [r for r in refs if "lab" in r])
+
+
+@pytest.mark.slow
+def test_footer_names_the_authors_and_year(site):
+    text = (site / "index.html").read_text(encoding="utf-8")
+    assert "Author name not set" not in text
+    assert "By The course authors" in text and "2026, The course authors" in text
+
+
+@pytest.mark.slow
+def test_every_page_links_to_the_repository(site):
+    from coursekit.site.build import repository_url
+
+    url = repository_url(ROOT)
+    assert url.startswith("https://")
+    missing = [str(p.relative_to(site)) for p in built_pages(site) if p.name != "genindex.html"
+               and url not in parsed(p).refs]
+    assert not missing, missing
+
+
+def test_the_repository_comes_from_pyproject(tmp_path):
+    from coursekit.site.build import repository_url
+
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n[project.urls]\nRepository = "https://example.org/c"\n')
+    assert repository_url(tmp_path) == "https://example.org/c"
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    with pytest.raises(RuntimeError, match=r"pyproject\.toml.*Repository"):
+        repository_url(tmp_path)
+
+
+@pytest.mark.slow
+def test_reading_list_links_every_work_that_has_an_address(site):
+    from coursekit import references
+
+    hrefs = set(parsed(site / "docs" / "reading-list.html").refs)
+    missing = [(r.key, url) for r in references.PAPERS for url in r.link.split(" and ") if url not in hrefs]
+    assert not missing, missing
+
+
+@pytest.mark.slow
+def test_lab_pages_say_how_to_do_the_lab_and_offer_the_student_notebook(site):
+    for lab_id in sorted(p.name for p in (ROOT / "labs").iterdir() if (p / f"{p.name}.ipynb").exists()):
+        page = site / "labs" / lab_id / f"{lab_id}.html"
+        text = html.unescape(re.sub(r"<[^>]+>", "", page.read_text(encoding="utf-8"))).replace("\u2019", "'")
+        assert "./course.sh start" in text and f"work/{lab_id}/{lab_id}.ipynb" in text, lab_id   # locally
+        assert "Assignments" in text and "Submit" in text, lab_id                                # on a hub
+        checks = json.loads((ROOT / "labs" / lab_id / f"{lab_id}.checks.json").read_text())
+        for task in checks["tasks"]:
+            assert f"Visible checks for {task['function']}" in text, (lab_id, task["function"])
+            assert all(case["name"].replace("\u2019", "'") in text for case in task["cases"]), (lab_id, task["function"])
+        downloads = [r for r in parsed(page).refs if r.endswith(f"/{lab_id}.ipynb") and "_downloads" in r]
+        assert len(downloads) == 1, (lab_id, downloads)
+        offered = nbformat.read(page.parent / downloads[0], as_version=4)
+        nbformat.validate(offered)
+        assert offered == nbformat.read(ROOT / "labs" / lab_id / f"{lab_id}.ipynb", as_version=4), lab_id
+
+
+KERNEL_WARNING = re.compile(r"WARNING|without encryption", re.IGNORECASE)
+
+
+@pytest.mark.slow
+def test_build_log_has_no_warning(site_build):
+    """`course site` executed a lesson in this build; neither its kernel nor Sphinx printed a warning."""
+    assert not KERNEL_WARNING.search(site_build.stderr), site_build.stderr[-3000:]
+
+
+def test_site_kernel_starts_without_the_unencrypted_tcp_warning(tmp_path, capfd):
+    from coursekit.site.execute import execute
+
+    notebook = tmp_path / "n.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(6 * 7)")]), notebook)
+    nb = execute(notebook, allow_errors=False, env={})
+    assert nb.cells[0].outputs[0]["text"].strip() == "42"
+    assert not KERNEL_WARNING.search(capfd.readouterr().err)
+    assert not list(tmp_path.glob("kernel*"))   # its sockets lived in a private temporary folder
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_one_search_box_and_results_with_snippets_and_modules(site_url, page):
+    page.goto(urljoin(site_url, html_path("course/m2-training-chips/01-training-silicon.ipynb")))
+    boxes = page.locator(".search-button-field:visible, input[type=search]:visible")
+    assert boxes.count() == 1
+    page.goto(urljoin(site_url, "search.html?q=roofline"))
+    results = page.locator("#search-results li")
+    results.first.wait_for()
+    page.locator("#search-results li p.context").first.wait_for()
+    titles = [results.nth(i).locator("a").first.inner_text() for i in range(results.count())]
+    assert any(t.startswith("Module 1: Training vs inference › Lab 1") for t in titles), titles
+    snippets = [s.lower() for s in page.locator("#search-results li p.context").all_inner_texts()]
+    assert snippets and all("roofline" in s for s in snippets[:3]), snippets[:3]
+    assert not any("system settings" in s for s in snippets), snippets   # the theme's buttons are left out
+    assert page.locator("input[type=search]:visible").count() == 1
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_lesson_fits_laptop_and_phone_screens(site_url, browser, artifacts_dir, scheme):
+    """1280x800 and 390x844 (a phone), in the theme's light and dark modes: nothing needs scrolling
+    sideways; screenshots land in tests/artifacts/ for a look."""
+    rel = "course/m1-training-vs-inference/03-compute-or-bandwidth.ipynb"
+    for width, height in [(1280, 800), (390, 844)]:
+        context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme)
+        page = context.new_page()
+        try:
+            page.goto(urljoin(site_url, html_path(rel)))
+            assert page.evaluate("document.documentElement.dataset.theme") == scheme
+            seen = page.evaluate("""() => ({width: window.innerWidth, scroll: document.documentElement.scrollWidth,
+                                             text: document.querySelector('main').innerText.length})""")
+            assert seen["scroll"] <= seen["width"] + 1 and seen["text"] > 200, (width, scheme, seen)
+            page.screenshot(path=str(artifacts_dir / f"site-lesson-{width}x{height}-{scheme}.png"))
+        finally:
+            context.close()
