@@ -54,8 +54,8 @@ install_browser() {
 }
 
 # npm packages, pinned by a package-lock.json and installed into that folder's node_modules (never a CDN):
-# tests/a11y holds axe-core (the accessibility checker the browser tests inject into Chromium) and
-# MathJax; coursekit/site holds what the website serves from its own folder (MathJax, RequireJS, the
+# tests/a11y holds axe-core (the accessibility checker the browser tests inject into Chromium);
+# coursekit/site holds what the website serves from its own folder (MathJax, RequireJS, the
 # widgets' HTML manager).
 npm_ci() {  # $1 = folder with package.json and package-lock.json, $2 = what it is, for the log
   local dir="$here/$1" want
@@ -72,7 +72,7 @@ npm_ci() {  # $1 = folder with package.json and package-lock.json, $2 = what it 
   (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) || die "npm ci in $1 failed"
   echo "$want" >"$dir/node_modules/.course-lock"
 }
-install_axe() { npm_ci tests/a11y "axe-core and MathJax (the accessibility tests)"; }
+install_axe() { npm_ci tests/a11y "axe-core (the accessibility tests)"; }
 install_site_js() { npm_ci coursekit/site "MathJax, RequireJS and the widgets' HTML manager (the website)"; }
 
 cmd="${1:-}"; [ $# -gt 0 ] && shift
