@@ -134,7 +134,7 @@ def test_every_page_loads_with_figures_numbers_and_working_links(site, site_url,
         for href in seen["links"]:
             target = urlparse(urljoin(url, href))
             if target.netloc != urlparse(site_url).netloc:
-                continue  # external: JupyterLab on localhost:8888, papers, the theme's CDN
+                continue  # external: the papers the reading list links to, the repository
             if not (site / target.path.lstrip("/")).exists():
                 problems.append(f"{rel}: link {href!r} leads nowhere")
     assert not problems, "\n".join(problems)
