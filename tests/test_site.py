@@ -518,3 +518,24 @@ def test_a_lesson_fits_laptop_and_phone_screens(site_url, browser, artifacts_dir
             page.screenshot(path=str(artifacts_dir / f"site-lesson-{width}x{height}-{scheme}.png"))
         finally:
             context.close()
+
+
+def test_static_pages_send_next_lab_links_to_the_lab_page_and_drop_unseen_widget_state():
+    """Without a site build: the two page edits that make_static applies to every notebook."""
+    from coursekit.site.static_pages import WIDGET_VIEW, make_static
+
+    def notebook(tags):
+        view = nbformat.v4.new_output("display_data", data={WIDGET_VIEW: {"model_id": "m"}, "text/plain": "Box()"})
+        nb = nbformat.v4.new_notebook(cells=[
+            nbformat.v4.new_markdown_cell("**Next:** [Lab 1: Roofline](../../work/lab1-roofline/lab1-roofline.ipynb) "
+                                          "in your own copy, then [Module 1 test](module-test.ipynb)"),
+            nbformat.v4.new_code_cell("box", outputs=[view], metadata={"tags": tags})])
+        nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": {"m": {}}}}
+        return nb
+
+    hidden, shown = notebook(["remove-cell"]), notebook([])
+    for nb in (hidden, shown):
+        make_static(nb, "course/m1-x/04-y.ipynb", {}, lab=False)
+        assert "](../../labs/lab1-roofline/lab1-roofline.ipynb)" in nb.cells[0].source
+        assert "work/" not in nb.cells[0].source and "](module-test.ipynb)" in nb.cells[0].source
+    assert "widgets" not in hidden.metadata and "widgets" in shown.metadata
