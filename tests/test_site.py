@@ -289,18 +289,12 @@ def built_pages(site: Path) -> list[Path]:
     return sorted(p for p in site.rglob("*.html") if "_static" not in p.parts)
 
 
-OFFLINE_PAGES = ["index.md", "course/m1-training-vs-inference/01-what-each-does.ipynb",
-                 "course/m1-training-vs-inference/03-compute-or-bandwidth.ipynb",
-                 "course/m5-co-design/01-inference-aware-scaling.ipynb", "labs/lab1-roofline/lab1-roofline.ipynb",
-                 "labs/lab4-economics/lab4-economics.ipynb", "docs/reading-list.md"]
-
-
 @pytest.mark.slow
 @pytest.mark.browser
 def test_pages_work_offline_opened_from_the_folder(site, browser):
-    """Opened as files (file://), with every request watched: nothing leaves the site's folder, the console
-    stays free of errors, formulas render (MathJax from the site) and a lab's saved widgets render (the
-    widget manager from the site)."""
+    """Every page opened as a file (file://), with every request watched: nothing leaves the site's folder,
+    the console stays free of errors, formulas render (MathJax from the site) and a lab's saved widgets
+    render (the widget manager from the site). Search works too, listing pages (snippets need HTTP)."""
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
     inside = site.resolve().as_uri() + "/"
@@ -318,7 +312,7 @@ def test_pages_work_offline_opened_from_the_folder(site, browser):
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("requestfailed", lambda r: errors.append(f"failed: {r.url}"))
     try:
-        for rel in OFFLINE_PAGES:
+        for rel in ["index.md", *PAGES]:
             page.goto(inside + html_path(rel))
             formulas = page.locator("main .math").count()
             if formulas:
@@ -329,6 +323,9 @@ def test_pages_work_offline_opened_from_the_folder(site, browser):
             page.wait_for_load_state("networkidle")
             assert not outside, f"{rel}: requests outside the site: {outside}"
             assert not errors, f"{rel}: console errors: {errors}"
+        page.goto(inside + "search.html?q=roofline")
+        page.locator("#search-results li a").first.wait_for()
+        assert not outside and not errors, (outside, errors)
     finally:
         context.close()
 
