@@ -180,7 +180,8 @@
       case "gib": return sig(v, 3) + " GiB";
       case "dollars": return "$" + (Math.abs(v) >= 1000 ? Math.round(v).toLocaleString("en-US") : sig(v, 3));
       case "dollars_per_hour": return "$" + sig(v, 4) + " per hour";
-      case "tokens": return si(v, "tokens");
+      case "tokens": return Math.abs(v) >= 1e9 ? sig(v / 1e9, 3) + " billion" : Math.abs(v) >= 1e6 ? sig(v / 1e6, 3) + " million"
+        : Math.round(v).toLocaleString("en-US");
       case "tokens_per_second": return sig(v, 4) + " tokens/s";
       case "count": return v.toLocaleString("en-US");
       case "day": return "day " + v.toLocaleString("en-US") + " (" + sig(v / data.days_per_year, 2) + " years)";
