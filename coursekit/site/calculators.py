@@ -390,7 +390,7 @@ def calculator_html(calc: Calculator) -> str:
     rows = "".join(f'<dt>{e(o.label)}</dt><dd data-output="{o.name}" data-unit="{o.unit}">&#8230;</dd>'
                    for o in calc.outputs)
     figure = (f'<figure class="ck-figure"><svg data-figure="{calc.id}" role="img" aria-label="{e(calc.figure)}" '
-              f'viewBox="0 0 560 300" preserveAspectRatio="xMidYMid meet"></svg>'
+              f'viewBox="0 0 560 300"></svg>'
               f'<figcaption>Figure: {e(calc.figure)}.</figcaption></figure>') if calc.figure else ""
     return (f'<section class="ck-calc" data-calculator="{calc.id}" data-summary="{calc.summary}" '
             f'aria-labelledby="ck-{calc.id}-title">'

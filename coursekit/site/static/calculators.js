@@ -201,9 +201,14 @@
     return node;
   }
 
-  const BOX = { left: 70, right: 16, top: 14, bottom: 46, width: 560, height: 300 };
+  // The drawing is as wide as its place on the page (300 to 560 px), so its text keeps its size on a phone.
+  function frame(svg) {
+    const width = Math.round(Math.max(300, Math.min(560, svg.getBoundingClientRect().width || 560)));
+    svg.setAttribute("viewBox", "0 0 " + width + " 300");
+    return { left: 70, right: 16, top: 14, bottom: 46, width: width, height: 300 };
+  }
 
-  function axes(svg, xTicks, yTicks, xLabel, yLabel) {
+  function axes(svg, BOX, xTicks, yTicks, xLabel, yLabel) {
     const g = el(svg, "g", { class: "ck-axes" });
     const bottom = BOX.height - BOX.bottom;
     el(g, "line", { x1: BOX.left, y1: bottom, x2: BOX.width - BOX.right, y2: bottom });
@@ -223,6 +228,7 @@
 
   const figures = {
     roofline(svg, data, x, r, slider) {
+      const BOX = frame(svg);
       const chip = find(data.chips, x.chip, "chip");
       const lo = Number(slider.min), hi = Number(slider.max);   // log10 of the intensity range
       const yLo = Math.floor(Math.log10(chip.bandwidth * 10 ** lo)), yHi = Math.ceil(Math.log10(chip.peak_flops * 1.5));
@@ -231,7 +237,7 @@
       const xTicks = [], yTicks = [];
       for (let e = Math.ceil(lo); e <= hi; e++) xTicks.push([px(10 ** e), sig(10 ** e, 1)]);
       for (let e = yLo; e <= yHi; e++) yTicks.push([py(10 ** e), si(10 ** e, "")]);
-      axes(svg, xTicks, yTicks, "arithmetic intensity (FLOP/byte, log scale)", "FLOP/s (log scale)");
+      axes(svg, BOX, xTicks, yTicks, "arithmetic intensity (FLOP/byte, log scale)", "FLOP/s (log scale)");
       const ridge = Math.min(Math.max(r.ridge, 10 ** lo), 10 ** hi);
       const roof = [[10 ** lo, Math.min(chip.peak_flops, chip.bandwidth * 10 ** lo)], [ridge, Math.min(chip.peak_flops, chip.bandwidth * ridge)],
                     [10 ** hi, Math.min(chip.peak_flops, chip.bandwidth * 10 ** hi)]];
@@ -250,6 +256,7 @@
     },
 
     breakeven(svg, data, x, r) {
+      const BOX = frame(svg);
       const days = data.figure_days, years = days / data.days_per_year;
       const top = Math.max(r.training, r.three_year_serving) * 1.1;
       const step = niceStep(top / 1e6 / 5);
@@ -259,13 +266,13 @@
       const xTicks = [], yTicks = [];
       for (let y = 0; y <= years; y += 0.5) xTicks.push([px(y * data.days_per_year), sig(y, 2)]);
       for (let v = 0; v <= yMax + step / 2; v += step) yTicks.push([py(v), sig(v, 3)]);
-      axes(svg, xTicks, yTicks, "years in service", "$ million");
+      axes(svg, BOX, xTicks, yTicks, "years in service", "$ million");
       const points = [];
       for (let k = 0; k < days; k += 5) points.push(px(k + 1) + "," + py(r.cumulative[k] / 1e6));
       points.push(px(days) + "," + py(r.cumulative[days - 1] / 1e6));
       el(svg, "polyline", { class: "ck-roof", points: points.join(" ") });
       el(svg, "line", { class: "ck-ridge", x1: px(0), x2: px(days), y1: py(r.training / 1e6), y2: py(r.training / 1e6) });
-      el(svg, "text", { x: BOX.left + 6, y: py(r.training / 1e6) - 6 }, "training bill " + format("dollars", r.training, data));
+      el(svg, "text", { x: BOX.width - BOX.right - 4, y: py(r.training / 1e6) - 6, "text-anchor": "end" }, "training bill " + format("dollars", r.training, data));
       if (r.break_even_day !== null && r.break_even_day <= days) {
         const cx = px(r.break_even_day), cy = py(r.training / 1e6);
         el(svg, "polygon", { class: "ck-dot", points: [[cx, cy - 7], [cx + 7, cy], [cx, cy + 7], [cx - 7, cy]].join(" "),
@@ -408,6 +415,7 @@
       if (event.target.tagName === "SELECT" || event.target.type === "checkbox") update();
     });
     form.addEventListener("submit", (event) => event.preventDefault());
+    if (svg) window.addEventListener("resize", update);
     update();
   }
 
