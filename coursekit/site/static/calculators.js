@@ -205,7 +205,7 @@
   function frame(svg) {
     const width = Math.round(Math.max(300, Math.min(560, svg.getBoundingClientRect().width || 560)));
     svg.setAttribute("viewBox", "0 0 " + width + " 300");
-    return { left: 70, right: 16, top: 14, bottom: 46, width: width, height: 300 };
+    return { left: 70, right: 24, top: 14, bottom: 46, width: width, height: 300 };
   }
 
   function axes(svg, BOX, xTicks, yTicks, xLabel, yLabel) {
@@ -235,7 +235,7 @@
       const px = (i) => BOX.left + (Math.log10(i) - lo) / (hi - lo) * (BOX.width - BOX.left - BOX.right);
       const py = (f) => BOX.height - BOX.bottom - (Math.log10(f) - yLo) / (yHi - yLo) * (BOX.height - BOX.top - BOX.bottom);
       const xTicks = [], yTicks = [];
-      for (let e = Math.ceil(lo); e <= hi; e++) xTicks.push([px(10 ** e), sig(10 ** e, 1)]);
+      for (let e = Math.ceil(lo); e <= hi; e++) xTicks.push([px(10 ** e), e >= 3 ? sig(10 ** (e - 3), 1) + "k" : sig(10 ** e, 1)]);
       for (let e = yLo; e <= yHi; e++) yTicks.push([py(10 ** e), si(10 ** e, "")]);
       axes(svg, BOX, xTicks, yTicks, "arithmetic intensity (FLOP/byte, log scale)", "FLOP/s (log scale)");
       const ridge = Math.min(Math.max(r.ridge, 10 ** lo), 10 ** hi);
