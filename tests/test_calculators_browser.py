@@ -131,6 +131,27 @@ def exercise(page, calc_id: str) -> None:
         raise AssertionError(f"no browser steps for calculator {calc_id!r}")
 
 
+FOCUSED = """() => { const e = document.activeElement, st = getComputedStyle(e);
+  return {id: e.id, inside: !!e.closest('section.ck-calc'), ring: st.outlineStyle !== 'none' && parseFloat(st.outlineWidth) > 0}; }"""
+
+
+def keyboard_walk(page, section, calc_id: str) -> list[str]:
+    """Tab from the first control visits every control of the form in order, each with a focus ring."""
+    controls = section.evaluate("s => [...s.querySelectorAll('form select, form input')].map(e => e.id)")
+    section.locator("form select, form input").first.focus()
+    seen = [page.evaluate(FOCUSED)]
+    for _ in controls[1:]:
+        page.keyboard.press("Tab")
+        seen.append(page.evaluate(FOCUSED))
+    problems = []
+    if [f["id"] for f in seen] != controls:
+        problems.append(f"{calc_id}: Tab visits {[f['id'] for f in seen]}, the form has {controls}")
+    unringed = [f["id"] for f in seen if not f["ring"]]
+    if unringed:
+        problems.append(f"{calc_id}: no visible focus ring on {unringed}")
+    return problems
+
+
 def open_lesson(browser, site_url, calc_id: str, viewport, color_scheme: str = "light"):
     """A page on the calculator's lesson, with every request outside the site refused and recorded."""
     context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]}, color_scheme=color_scheme)
@@ -179,6 +200,7 @@ def test_calculators_on_the_site_compute_what_coursekit_computes(site_url, brows
                 .filter(e => !(e.labels && e.labels.length) && !e.getAttribute('aria-label')).map(e => e.outerHTML)""")
             assert not unnamed, unnamed
             assert section.locator("[aria-live=polite]").count() >= 1
+            problems += keyboard_walk(page, section, calc_id)
             exercise(page, calc_id)
             width = page.evaluate("() => [window.innerWidth, document.documentElement.scrollWidth]")
             if width[1] > width[0] + 1:
