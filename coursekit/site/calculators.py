@@ -148,6 +148,7 @@ def calculators() -> dict[str, Calculator]:
              Output("serving_pp", "Serving, bytes per parameter", "bytes_per_param"),
              Output("training_state", "Training state (published parameter count)", "bytes"),
              Output("activations", "Stored activations, one micro-batch", "bytes"),
+             Output("activations_pp", "Stored activations, bytes per parameter", "bytes_per_param"),
              Output("training_total", "Training state + activations", "bytes"),
              Output("serving_weights", "Serving: the weights", "bytes")),
             summary="training_total",
@@ -283,6 +284,7 @@ def _memory(x: dict) -> dict:
             "weights_pp": parts["weights"], "grads_pp": parts["grads"], "master_pp": parts["master"],
             "optimizer_pp": parts["optimizer"], "multiple": memory.training_multiple_of_weights(w, opt, master),
             "serving_pp": memory.bytes_per_param("inference", w), "training_state": state, "activations": act,
+            "activations_pp": act / model.n_params,
             "training_total": state + act, "serving_weights": memory.weight_bytes(model.n_params, w)}
 
 

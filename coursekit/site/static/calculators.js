@@ -65,6 +65,7 @@
       return {
         training_pp: perParam, weights_pp: w, grads_pp: w, master_pp: master, optimizer_pp: optimizer,
         multiple: perParam / w, serving_pp: w, training_state: state, activations: activations,
+        activations_pp: activations / m.n_params,
         training_total: state + activations, serving_weights: m.n_params * w,
       };
     },
