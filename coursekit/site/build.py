@@ -24,6 +24,7 @@ import nbformat
 from ..index import MODULES
 from ..paths import course_root
 from ..quiz.bank import load_all_banks
+from .calculators import add_calculators
 from .execute import code_fingerprint, executed_copy
 from .static_pages import make_static
 
@@ -123,6 +124,7 @@ def stage(root: Path, out: Path, log=print) -> Path:
                 log(f"  executed {rel} ({time.perf_counter() - start:.1f} s)")
             nb = nbformat.read(executed / rel, as_version=4)
             make_static(nb, rel, banks, lab=lab)
+            add_calculators(nb, rel)   # a lesson's calculators, at the end of the section that teaches each
             write_if_changed(source / rel, nbformat.writes(nb))
     write_if_changed(source / "index.md", start_page(modules))
     write_if_changed(source / "conf.py", CONF_PY.format(title=SITE_TITLE))
