@@ -142,7 +142,7 @@
       this.variant = item.variants[variantIndex];
       this.number = number;
       const id = `cq${++uid}`;
-      this.box = el("fieldset", { class: "course-quiz-item", "data-item": item.id });
+      this.box = el("fieldset", { class: "course-quiz-item", "data-item": item.id, "data-variant": variantIndex });
       this.box.append(el("legend", { class: "course-quiz-stem" }, `<b>${number}.</b> ${toHtml(this.variant.stem)}`));
       if (item.type === "single" || item.type === "multi") {
         const list = el("div", { class: "course-quiz-options" });
