@@ -241,7 +241,8 @@
         ? `Attempt ${this.number}. Earlier attempts: ${earlier.map((a, n) => `#${n + 1}: ${a.score || 0}/${a.total || 0}`).join(", ")}.`
         : `Attempt ${this.number}.`;
       const section = el("section", { class: "course-quiz", "aria-label": this.bank.title });
-      section.append(el("h3", { class: "course-quiz-title" }, escapeHtml(this.bank.title)));
+      // focusable by script: a new attempt replaces the questions, and focus goes to their title
+      section.append(el("h3", { class: "course-quiz-title", tabindex: "-1" }, escapeHtml(this.bank.title)));
       section.append(el("p", { class: "course-quiz-history" }, escapeHtml(history)));
       this.views = draw.shown.map((id, n) => new QuestionView(this.bank.byId[id], draw.variants[id], n + 1));
       this.views.forEach((view) => {
@@ -338,7 +339,7 @@
       const used = siteAttempts(store.quizzes[this.bank.id]).map((a) => a.attempt);
       this.number = Math.max(this.number, ...used) + 1;
       this.render();
-      this.root.querySelector(".course-quiz-title").focus?.();
+      this.root.querySelector(".course-quiz-title").focus();
     }
   }
 
