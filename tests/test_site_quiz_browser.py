@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from urllib.parse import urljoin
@@ -59,7 +60,9 @@ def choose(fieldset, q, right: bool) -> None:
     if q.type == "single":
         key = q.correct_response()
         index = key if right else next(i for i in q.order if i != key)
-        fieldset.get_by_label(f"{q.letter(index)}.", exact=False).first.check()
+        # by its accessible name, which starts with its letter ("D. ..."); an option text may hold "D." too
+        shown = " ".join(re.sub(r"`|\*\*", "", q.option_texts[index]).split())    # as the page shows its markup
+        fieldset.get_by_role("radio", name=f"{q.letter(index)}. {shown}", exact=True).check()
         return
     key = q.correct_response()
     wanted = key if right else (key - {min(key)} if len(key) > 1 else set(q.order) - key or {q.order[0]})
@@ -141,6 +144,7 @@ def test_lesson_quiz_answered_right_and_wrong_and_kept_after_reload(site_url, pa
     assert fits(page)
     assert accessible(page, ".course-site-quiz") == ""                # with its feedback showing
     assert not outside, outside
+    assert quiz.locator("mjx-container").count() == 0                  # prices in a bank are text, not maths
 
     page.reload()
     quiz = page.locator(".course-site-quiz")
@@ -158,17 +162,25 @@ def score_text(n: int, right: int, answered: int) -> str:
     return f"Score: {right} / {n} right on the first try ({answered} of {n} answered)"
 
 
-def answer_test(page, right: int) -> None:
+def answer_test(page, right: int) -> list:
     """Answer the module test's 15 questions, the first `right` of them right, the rest wrong."""
     fieldsets = page.locator(".course-module-test fieldset.course-quiz-item")
     assert fieldsets.count() == 15
+    given = []
     for i in range(15):
         fieldset = fieldsets.nth(i)
         q = question(fieldset)
         if q.type in ("single", "multi"):
             choose(fieldset, q, right=i < right)
+            given.append((q.id, q.seed, i < right, None))
         else:
-            type_number(fieldset, q, right=i < right)
+            given.append((q.id, q.seed, i < right, type_number(fieldset, q, right=i < right)))
+    return given
+
+
+def verdicts(page) -> list[bool]:
+    heads = page.locator(".course-module-test fieldset.course-quiz-item .course-quiz-feedback > b")
+    return [heads.nth(i).inner_text() == "Correct." for i in range(heads.count())]
 
 
 @pytest.mark.slow
@@ -183,8 +195,10 @@ def test_module_test_passes_at_80_percent_and_progress_travels_to_jupyterlab_and
     assert "15 questions; pass mark 80%" in test.inner_text()
     test.get_by_role("button", name="Submit test").click()           # nothing answered: a warning, not a score
     assert "Unanswered: 1, 2, 3" in test.locator(".course-quiz-result").inner_text()
-    answer_test(page, right=12)
+    given = answer_test(page, right=12)
     test.get_by_role("button", name="Submit test").click()
+    got = verdicts(page)
+    assert got == [g[2] for g in given], [(g, v) for g, v in zip(given, got) if g[2] != v]
     result = test.locator(".course-quiz-result")
     assert result.inner_text().strip() == "Score: 12 / 15 (80%): passed", result.inner_text()
     assert test.locator(".course-quiz-key").count() == 15             # the key of every question after submitting
@@ -193,8 +207,10 @@ def test_module_test_passes_at_80_percent_and_progress_travels_to_jupyterlab_and
 
     page.reload()
     page.get_by_role("button", name="Start attempt 2").click()
-    answer_test(page, right=11)
+    given = answer_test(page, right=11)
     page.locator(".course-module-test").get_by_role("button", name="Submit test").click()
+    got = verdicts(page)
+    assert got == [g[2] for g in given], [(g, v) for g, v in zip(given, got) if g[2] != v]
     assert page.locator(".course-quiz-result").inner_text().strip() == "Score: 11 / 15 (73%): not passed (pass mark 80%)"
 
     page.goto(site_url)

@@ -77,7 +77,8 @@ def quiz_html(bank: Bank, banks: dict[str, Bank]) -> str:
     """The block a page holds for a quiz: a container quiz.js fills, the bank's data, and a note for
     readers without JavaScript. One line per element: a blank line would end Markdown's HTML block."""
     what = "module test" if bank.kind == "module-test" else "quiz"
-    return (f'<div class="course-site-quiz" data-bank="{html.escape(bank.id)}">\n'
+    # mathjax_ignore: a bank's prices ("$0.002 ... $730") are text, never LaTeX
+    return (f'<div class="course-site-quiz tex2jax_ignore mathjax_ignore" data-bank="{html.escape(bank.id)}">\n'
             f'{_json_script(export_bank(bank, banks), "course-quiz-data")}\n'
             f'<noscript>This {what} needs JavaScript in the browser.</noscript>\n</div>')
 
@@ -94,7 +95,7 @@ def progress_html(root: Path, module: str = "") -> str:
     """The progress table quiz.js fills from this browser's store: the whole course on the start page,
     one module (its id, e.g. "m1") on a module test's page."""
     data = [m for m in outline(root) if not module or any(s["key"] == module for s in m["steps"])]
-    return (f'<div class="course-site-progress" data-module="{html.escape(module)}">\n'
+    return (f'<div class="course-site-progress tex2jax_ignore mathjax_ignore" data-module="{html.escape(module)}">\n'
             f'{_json_script(data, "course-outline-data")}\n'
             '<noscript>Your progress is kept in this browser and needs JavaScript.</noscript>\n</div>')
 
