@@ -248,3 +248,28 @@ def test_module_test_passes_at_80_percent_and_progress_travels_to_jupyterlab_and
     assert json.loads(store.read_text())["schema"] == 1
     assert fits(page)
     assert not errors, errors
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_a_lesson_quiz_is_answered_with_the_keyboard_alone(site_url, page):  # noqa: F811
+    errors = watch_errors(page)
+    page.goto(urljoin(site_url, LESSON))
+    quiz = page.locator(".course-site-quiz")
+    first = quiz.locator("fieldset.course-quiz-item").first
+    first.locator("input").first.focus()
+    if first.locator("input.course-quiz-number").count():
+        page.keyboard.type("1,5")                                      # a decimal comma, read as 1.5
+        page.keyboard.press("Tab")                                     # on to its Check button
+    else:
+        page.keyboard.press("Space")                                   # choose the first option
+        page.keyboard.press("Tab")
+    assert page.evaluate("() => document.activeElement.textContent") == "Check answer 1"
+    page.keyboard.press("Enter")
+    feedback = first.locator(".course-quiz-feedback-area")
+    assert re.match(r"(Correct|Not quite)\.", feedback.inner_text()), feedback.inner_text()
+    assert feedback.get_attribute("aria-live") == "polite"
+    quiz.get_by_role("button", name="New attempt").focus()
+    page.keyboard.press("Enter")
+    assert page.evaluate("() => document.activeElement.className") == "course-quiz-title"
+    assert not errors, errors

@@ -73,6 +73,25 @@ def banks():
     return load_all_banks(ROOT / "quizzes")
 
 
+def test_a_module_test_is_exported_with_the_jupyterlab_draw_and_pass_mark(banks):
+    """15 drawn from the whole pool (its own items and its lessons'), passed at the bank's 80%, as
+    ModuleTestView does; a lesson quiz draws its bank's `show`; every item keeps its feedback."""
+    from coursekit.quiz.bank import MODULE_TEST_SHOW, pool
+    from coursekit.site.quizzes import export_bank
+
+    for bank in banks.values():
+        data = export_bank(bank, banks)
+        assert data["pool"] == [it.id for it in pool(bank, banks)]
+        if bank.kind == "module-test":
+            assert (data["show"], data["pass_mark"]) == (MODULE_TEST_SHOW, 0.8) and len(data["pool"]) >= 25
+        else:
+            assert (data["show"], data["pass_mark"]) == (bank.show, None)
+        for item in data["items"]:
+            for v in item["variants"]:
+                assert v["stem"] and v["explanation"] and v["key"]
+                assert all(o["feedback"] for o in v.get("options", [])), item["id"]
+
+
 def test_every_item_of_every_bank_gets_the_same_verdict_and_feedback_in_the_browser(banks):
     from coursekit.quiz.engine import instantiate
     from coursekit.site.quizzes import variant_seeds
