@@ -244,7 +244,8 @@ def test_module_test_passes_at_80_percent_and_progress_travels_to_jupyterlab_and
     page.locator(".course-progress-status", has_text="Imported").wait_for()
     assert "passed: best 12/15 right" in page.locator(".course-progress-table tr", has_text="Module 1 test").inner_text()
     page.get_by_label("Import progress from a file", exact=False).set_input_files(str(bad))
-    assert "bad.json: not a course progress file: quizzes: expected an object" in page.locator(".course-progress-status").inner_text()
+    # the file is read asynchronously: wait for its verdict
+    page.locator(".course-progress-status", has_text="bad.json: not a course progress file: quizzes: expected an object").wait_for()
     assert json.loads(store.read_text())["schema"] == 1
     assert fits(page)
     assert not errors, errors
@@ -272,4 +273,21 @@ def test_a_lesson_quiz_is_answered_with_the_keyboard_alone(site_url, page):  # n
     quiz.get_by_role("button", name="New attempt").focus()
     page.keyboard.press("Enter")
     assert page.evaluate("() => document.activeElement.className") == "course-quiz-title"
+    assert not errors, errors
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_progress_this_browser_cannot_read_is_kept_aside_and_said(site_url, page):  # noqa: F811
+    errors = watch_errors(page)
+    page.goto(site_url)
+    key = page.evaluate("() => Object.keys(localStorage).find(k => k.startsWith('llm-course-progress:'))")
+    assert key == "llm-course-progress:/"                             # one store for this site's root
+    page.evaluate("key => localStorage.setItem(key, '{\"schema\": 1, \"quizz')", key)
+    page.reload()
+    note = page.locator(".course-progress-note")
+    assert "could not read was kept aside as llm-course-progress:/.corrupt-" in note.inner_text()
+    kept = page.evaluate("() => Object.keys(localStorage).filter(k => k.includes('.corrupt-'))")
+    assert len(kept) == 1 and page.evaluate("k => localStorage.getItem(k)", kept[0]) == '{"schema": 1, "quizz'
+    assert "not started, next" in page.locator(".course-progress-table").inner_text()
     assert not errors, errors

@@ -6,7 +6,10 @@
 (function () {
   "use strict";
   const E = window.CourseQuizEngine;
-  const STORE_KEY = "llm-course-progress";
+  // one store per site: the address of the site's root (Sphinx marks each page's way to it), so two
+  // course sites on one web server, or two copies opened from disk, keep their own progress
+  const SITE_ROOT = new URL(document.documentElement.dataset.content_root || "./", location.href).pathname;
+  const STORE_KEY = `llm-course-progress:${SITE_ROOT}`;
   const SCHEMA = 1;
   const SECTIONS = ["quizzes", "module_tests", "labs"];
   const LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
@@ -453,7 +456,7 @@
     const status = el("p", { class: "course-progress-status", role: "status" });
     const draw = () => {
       const store = loadStore();
-      const base = document.documentElement.dataset.content_root || "";
+      const base = document.documentElement.dataset.content_root || "";   // links relative to this page
       const notes = store.recovered.map((n) => `<p class="course-progress-note">Progress this browser could not read was kept aside as ${escapeHtml(n.backup)} (${escapeHtml(n.error)}).</p>`).join("");
       table.innerHTML = notes + R.reportHtml(R.courseReport(outline, store), base);
     };
