@@ -290,4 +290,15 @@ def test_progress_this_browser_cannot_read_is_kept_aside_and_said(site_url, page
     kept = page.evaluate("() => Object.keys(localStorage).filter(k => k.includes('.corrupt-'))")
     assert len(kept) == 1 and page.evaluate("k => localStorage.getItem(k)", kept[0]) == '{"schema": 1, "quizz'
     assert "not started, next" in page.locator(".course-progress-table").inner_text()
+
+    # an attempt drawn from an older bank (an item since removed) cannot come back: a new one starts
+    store = json.loads(page.evaluate("k => localStorage.getItem(k)", key))
+    store["quizzes"]["m1-l2"] = {"module": "m1", "attempts": [{
+        "seed": "site-x-1", "source": "site", "attempt": 1, "started": "2026-01-01T00:00:00+00:00",
+        "shown": ["m1-l2-removed"], "variants": {"m1-l2-removed": 0}, "score": 0, "total": 1,
+        "items": {"m1-l2-removed": {"tries": 1, "first_correct": False, "correct": False, "responses": [1]}}}]}
+    page.evaluate("([k, v]) => localStorage.setItem(k, v)", [key, json.dumps(store)])
+    page.goto(urljoin(site_url, LESSON))
+    assert page.locator(".course-quiz-history").inner_text() == "Attempt 2. Earlier attempts: #1: 0/1."
+    assert page.locator(".course-site-quiz fieldset.course-quiz-item").count() == BANKS["m1-l2"].show
     assert not errors, errors

@@ -231,10 +231,13 @@
 
     render() {
       const store = loadStore();
-      const saved = this.attemptRecord(store);
-      const usable = saved && saved.shown.every((id) => this.bank.byId[id]
-        && (saved.variants[id] || 0) < this.bank.byId[id].variants.length);
-      const draw = usable ? { shown: saved.shown, variants: saved.variants } : drawAttempt(this.bank, this.learner, this.number);
+      let saved = this.attemptRecord(store);
+      if (saved && !saved.shown.every((id) => this.bank.byId[id] && (saved.variants || {})[id] < this.bank.byId[id].variants.length)) {
+        // the bank changed since this attempt was drawn: its questions cannot come back, so a new attempt starts
+        this.number = Math.max(...siteAttempts(store.quizzes[this.bank.id]).map((a) => a.attempt)) + 1;
+        saved = undefined;
+      }
+      const draw = saved ? { shown: saved.shown, variants: saved.variants } : drawAttempt(this.bank, this.learner, this.number);
       this.draw = draw;
       this.seed = `site-${this.learner}-${this.number}`;
       this.first = {};
