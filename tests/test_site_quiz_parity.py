@@ -92,6 +92,7 @@ def test_a_module_test_is_exported_with_the_jupyterlab_draw_and_pass_mark(banks)
                 assert all(o["feedback"] for o in v.get("options", [])), item["id"]
 
 
+@pytest.mark.slow     # about 150,000 answers, graded by both engines: 20 s on a loaded machine
 def test_every_item_of_every_bank_gets_the_same_verdict_and_feedback_in_the_browser(banks):
     from coursekit.quiz.engine import instantiate
     from coursekit.site.quizzes import variant_seeds
