@@ -148,11 +148,14 @@ def test_navigation_by_module_and_search(site_url, page):
 
 @pytest.mark.slow
 @pytest.mark.browser
-def test_lesson_quiz_is_shown_as_questions_with_a_jupyterlab_link(site_url, page):
+def test_lesson_quiz_is_answered_on_the_page_with_a_jupyterlab_link(site_url, page):
+    """The quiz itself is on the page (tests/test_site_quiz_browser.py answers it), beside a link to it in JupyterLab."""
     page.goto(urljoin(site_url, "course/m1-training-vs-inference/01-what-each-does.html"))
     quiz = page.locator("section#quiz")  # the lesson's own "Quiz" heading
-    assert quiz.get_by_text(re.compile(r"^Question 1\.")).count() == 1
-    assert quiz.locator("li").count() >= 2  # the options of a multiple-choice question
+    questions = quiz.locator("fieldset.course-quiz-item")
+    questions.first.wait_for()
+    assert questions.count() == 3 and questions.first.locator("legend").inner_text().startswith("1.")
+    assert quiz.get_by_role("button", name="Check answer 1").count() == 1
     link = quiz.locator("a[href*='localhost:8888/lab/tree/course/m1-training-vs-inference/01-what-each-does.ipynb']")
     assert link.count() == 1
     assert "show_quiz" not in page.locator("main").inner_text()  # the widget cell itself is left out

@@ -26,6 +26,7 @@ from ..paths import course_root
 from ..quiz.bank import load_all_banks
 from .calculators import add_calculators
 from .execute import code_fingerprint, executed_copy
+from .quizzes import CONF_LINES, copy_assets, progress_html
 from .static_pages import make_static
 
 SITE_TITLE = "Training vs inference: chips, money and co-design"
@@ -88,8 +89,9 @@ def start_page(modules: list[Module]) -> str:
              "An open course on why training a large language model and serving it are different "
              "workloads, and what follows for the silicon, the budget and the model design. Every lesson "
              "and lab here was executed on a CPU when the site was built, so the numbers and figures are "
-             "the ones the course's code computes. Quizzes and labs are answered in JupyterLab: clone "
-             "the course and run `./course.sh start`.", ""]
+             "the ones the course's code computes. The quizzes and module tests work on these pages, and "
+             "your progress is kept in this browser; labs are done in JupyterLab: clone the course and run "
+             "`./course.sh start`.", ""]
     for module in modules:
         entries = [page.rsplit(".", 1)[0] for page in module.pages]
         lines += ["```{toctree}", f":caption: {module.caption}", ":maxdepth: 1", "", *entries, "```", ""]
@@ -123,11 +125,12 @@ def stage(root: Path, out: Path, log=print) -> Path:
             if ran:
                 log(f"  executed {rel} ({time.perf_counter() - start:.1f} s)")
             nb = nbformat.read(executed / rel, as_version=4)
-            make_static(nb, rel, banks, lab=lab)
+            make_static(nb, rel, banks, lab=lab, root=root)
             add_calculators(nb, rel)   # a lesson's calculators, at the end of the section that teaches each
             write_if_changed(source / rel, nbformat.writes(nb))
-    write_if_changed(source / "index.md", start_page(modules))
-    write_if_changed(source / "conf.py", CONF_PY.format(title=SITE_TITLE))
+    write_if_changed(source / "index.md", start_page(modules) + "\n## Your progress\n\n" + progress_html(root) + "\n")
+    write_if_changed(source / "conf.py", CONF_PY.format(title=SITE_TITLE) + CONF_LINES)
+    copy_assets(source / "_static")
     for where in ("search-button-field.html", "components/search-button-field.html"):   # sidebar, navbar
         write_if_changed(source / "_templates" / where, SEARCH_BUTTON)
     return source
