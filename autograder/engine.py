@@ -355,7 +355,7 @@ def _failure_reason(reply: dict, limits: Limits) -> str | None:
 class _WorkerProcess:
     def __init__(self, spawner: concurrent.futures.Executor, home: Path) -> None:
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONHASHSEED": "0", "COURSE_QUICK": "1",
-               "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "LANG": "C.UTF-8",
+               "COURSE_GRADING": "1", "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "LANG": "C.UTF-8",
                # CPU only, from the worker on: CUDA initialised before fork is unusable in the child,
                # and its address-space reservations exceed RLIMIT_AS.
                "CUDA_VISIBLE_DEVICES": "",

@@ -62,6 +62,11 @@ def notebook(lab: str) -> nbformat.NotebookNode:
            f"you have run them. From a terminal, `course check work/{lab}/{lab}.ipynb` checks the saved file.",
            metadata=_meta("check_work_intro")),
         code("from coursekit.checks import check_here\n\ncheck_here();", metadata=_meta("check_work")),
+        md("## Measurements before every task is done\n\nThe cell below runs the measurement cells that have "
+           "not run yet in this kernel, on the functions you have so far; a cell that needs an unfinished task "
+           "is skipped and names it.", metadata=_meta("what_works_intro")),
+        code(f'from coursekit.what_works import run_what_works\n\nrun_what_works("{lab}");',
+             metadata=_meta("what_works")),
     ]
     nb = nbformat.v4.new_notebook(cells=cells)
     nb.metadata = {"kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},

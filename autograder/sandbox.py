@@ -312,7 +312,7 @@ def child_environment(workdir: str = WORKDIR) -> dict[str, str]:
     return {
         "PATH": "/usr/local/bin:/usr/bin:/bin",
         "HOME": workdir, "TMPDIR": workdir, "MPLCONFIGDIR": os.path.join(workdir, ".matplotlib"),
-        "LANG": "C.UTF-8", "MPLBACKEND": "Agg", "COURSE_QUICK": "1",
+        "LANG": "C.UTF-8", "MPLBACKEND": "Agg", "COURSE_QUICK": "1", "COURSE_GRADING": "1",
         "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "CUDA_VISIBLE_DEVICES": "",
     }
 

@@ -291,7 +291,7 @@ def validate(course: Course, lab: str, *, seeds: int = 20, log: Callable[[str], 
     report.numbers["spec"] = time.perf_counter() - timer
     solution_path = spec.solution_path()
     solution = nbformat.read(solution_path, as_version=4)
-    env = {"COURSE_ROOT": str(course.root), "COURSE_QUICK": "1", "COURSE_DEVICE": "cpu",
+    env = {"COURSE_ROOT": str(course.root), "COURSE_QUICK": "1", "COURSE_GRADING": "1", "COURSE_DEVICE": "cpu",
            "COURSE_GRADING_SECRET": "validate-nbgrader", "MPLBACKEND": "Agg"}
     with tempfile.TemporaryDirectory(prefix="autograder-validate-") as tmp:
         work = Path(tmp)

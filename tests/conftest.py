@@ -159,18 +159,22 @@ def pytest_runtest_teardown(item, nextitem):
 # file's module fixtures run once; the two files that share the class hub are one unit (HUB_FILES), so
 # one hub serves them. Units start longest first (LONGEST, from CI's durations), so no worker is left
 # running a long one alone at the end. (xdist_group marks cannot do this: pytest 9 ignores the node-id
-# suffix they rely on, pytest-dev/pytest-xdist#1386.)
+# suffix they rely on, pytest-dev/pytest-xdist#1386.) The files that build the website into build/site are
+# one unit too (SITE_FILES), so two workers never build it at once.
 HUB_FILES = ("tests/test_hub.py", "tests/test_hub_browser.py")
+SITE_FILES = ("tests/test_site.py", "tests/test_calculators_browser.py", "tests/test_site_quiz_browser.py")
 LONGEST = ("tests/test_hub.py", "tests/test_hub_browser.py", "tests/test_autograder_pipeline.py",
-           "tests/test_autograder_distributed.py", "tests/test_site.py", "tests/test_autograder_adversarial_batch.py",
+           "tests/test_autograder_distributed.py", "tests/test_site.py", "tests/test_calculators_browser.py", "tests/test_site_quiz_browser.py",
+           "tests/test_autograder_adversarial_batch.py",
            "tests/test_notebooks.py", "tests/test_course_start_browser.py", "tests/test_labs_contract.py",
            "tests/test_doctor.py", "tests/test_quiz_graded.py", "tests/test_autograder_adversarial.py")
 
 
 def unit_of(nodeid: str) -> str:
-    """The scheduling unit of a test: its file, or "hub" for the files that share the class hub."""
+    """The scheduling unit of a test: its file, "hub" for the files that share the class hub, or "site"
+    for the files that build the website."""
     path = nodeid.split("::", 1)[0]
-    return "hub" if path in HUB_FILES else path
+    return "hub" if path in HUB_FILES else "site" if path in SITE_FILES else path
 
 
 class LongestFirst:

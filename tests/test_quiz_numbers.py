@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import html
+import math
 from pathlib import Path
 
 import pytest
@@ -10,9 +11,10 @@ from coursekit import progress
 from coursekit.quiz import load_all_banks, show_module_test, show_quiz
 from coursekit.quiz.bank import pool
 from coursekit.quiz.engine import build_quiz
-from coursekit.quiz.numbers import UnreadableNumber, parse_number
+from coursekit.quiz.numbers import UnreadableNumber, parse_number, read_number
 
 GOOD = Path(__file__).resolve().parent / "fixtures" / "quiz" / "good"
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.mark.parametrize("typed, units, value", [
@@ -87,3 +89,32 @@ def test_module_test_is_not_submitted_with_an_unreadable_number(tmp_path, monkey
     assert "Not submitted" in shown and "Could not read 'twelve'" in shown
     numeric[0].set_response(numeric[0].q.correct_response())
     assert test.view.submit(force=True)["score"] == len(test.view.questions)
+
+
+def test_the_number_reader_reads_the_same_in_python_and_the_browser():
+    """The course website's port of this reader (coursekit/site/static/quiz-engine.js, run in node):
+    read_number over every unit a bank uses and a table of spellings: the same value, the same
+    'Read your answer as' line, or the same message why not."""
+    from site_js import MALFORMED, node
+
+    banks = load_all_banks(ROOT / "quizzes")
+    units = sorted({it.units for b in banks.values() for it in b.items if it.type in ("numeric", "param")} | {""})
+    texts = MALFORMED + ["36,500", "36500", "1,120 GB", "$0.002", "0.2 cents", "45%", "3.1e21 FLOPs", "3.1 x 10^21",
+                         "140 gigabytes", "$2.5M per year", "2.5 million dollars a year", "12 ms", "1 hour", "8 x",
+                         "8 times", "1.5 TB/s", "0,5", "1 234 567,89", "+5", "- 5", "$-5", "+$5", "5$"]
+    cases = [[t, u] for u in units for t in texts]
+    want = []
+    for t, u in cases:
+        try:
+            r = read_number(t, u)
+            want.append({"ok": True, "value": r.value, "how": r.how})
+        except UnreadableNumber as exc:
+            want.append({"ok": False, "message": str(exc)})
+    got = node({"op": "read", "cases": cases})
+    for (t, u), w, g in zip(cases, want, got):
+        if w["ok"] and g["ok"]:
+            assert math.isclose(w["value"], g["value"], rel_tol=1e-12, abs_tol=0), (t, u, w, g)
+            assert w["how"] == g["how"], (t, u)
+        else:
+            assert w == g, (t, u, w, g)
+    assert sum(w["ok"] for w in want) > 200 and sum(not w["ok"] for w in want) > 200

@@ -30,7 +30,7 @@ LAB_CALL = re.compile(r"run_visible\(\s*['\"]([^'\"]+)['\"]")
 # tensors are tiny, so a second thread only adds waiting, and on a loaded machine (a class's shared
 # server) a lot of it: Lab 3's two model tasks took 7 s with torch's default two threads at load 6 on
 # two cores, 0.1 s with one (benchmarks/RESULTS.md).
-CHECK_ENV = {"COURSE_QUICK": "1", "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1"}
+CHECK_ENV = {"COURSE_QUICK": "1", "COURSE_GRADING": "1", "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1"}
 
 
 @dataclass(frozen=True)

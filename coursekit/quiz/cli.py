@@ -3,7 +3,7 @@
     course quiz check [--root quizzes]
     course quiz new BANK [--root quizzes] [--module M]   a template bank that `check` accepts
     course quiz release|grade|analytics ...   runs `autograder quiz ...` (the instructor's tool)
-    course progress [--json]
+    course progress [--json] [--import FILE] [--export FILE]   (FILE: the course website's progress file)
 """
 from __future__ import annotations
 
@@ -54,6 +54,18 @@ def cmd_instructor(args: argparse.Namespace) -> int:
 def cmd_progress(args: argparse.Namespace) -> int:
     from .. import progress
 
+    if args.import_file or args.export_file:
+        from ..progress_transfer import export_file, import_file
+
+        if args.import_file:
+            added = import_file(args.import_file)
+            print(f"Imported {args.import_file} into {progress.store_path()}: {added} attempt(s) and check(s) "
+                  "added, best results kept.")
+        if args.export_file:
+            export_file(args.export_file)
+            print(f"Exported {progress.store_path()} to {args.export_file}: import it on the course website "
+                  "(start page, Import progress).")
+        return 0
     if args.json:
         print(json.dumps(progress.summary(), indent=1))
     else:
@@ -98,4 +110,8 @@ def register(subparsers) -> None:
 
     p = subparsers.add_parser("progress", help="per-module summary of quizzes, module tests and labs")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
-    p.set_defaults(handler=cmd_progress)
+    p.add_argument("--import", dest="import_file", metavar="FILE",
+                   help="merge a progress file exported from the course website (best results kept)")
+    p.add_argument("--export", dest="export_file", metavar="FILE",
+                   help="write this progress to FILE, for the course website's Import progress")
+    p.set_defaults(handler=_guard(cmd_progress))

@@ -41,10 +41,11 @@ class LessonQuiz:
         if self.fixed_seed is not None:
             return self.fixed_seed
         attempts = progress.quiz_attempts(self.bank.id) if self.record else []
-        if attempts:
+        own = [a for a in attempts if a.get("source") != "site"]   # the website's draws are not this engine's
+        if own:
             # After a kernel restart the latest attempt comes back, finished or not, with its score;
             # a fresh draw is the learner's choice (New attempt), never a silent reset to 0.
-            return attempts[-1]["seed"]
+            return own[-1]["seed"]
         return lesson_seed(progress.learner_id(), self.bank.id, len(attempts))
 
     def _build(self, seed: int) -> LessonQuizView:

@@ -9,6 +9,10 @@ import shutil
 from pathlib import Path
 
 NODE_MODULES = Path(__file__).resolve().parent / "node_modules"
+STATIC = Path(__file__).resolve().parent / "static"
+# The site's own script and style (coursekit/site/static), on every page, and RequireJS's paths for the
+# widget manager, on pages with saved widgets.
+SITE_FILES = ("course-site.js", "course-site.css", "widgets-paths.js")
 # Paths inside the site's _static folder, as Sphinx's `mathjax_path` and MyST-NB's `nb_ipywidgets_js` take them.
 MATHJAX = "mathjax/tex-mml-chtml.js"
 REQUIREJS = "requirejs/require.js"
@@ -22,12 +26,22 @@ FONT_SUFFIXES = (".woff2", ".woff", ".ttf", ".eot", ".svg")
 
 
 def conf_lines() -> str:
-    """The conf.py settings that point Sphinx and MyST-NB at the local copies."""
+    """The conf.py settings that point Sphinx and MyST-NB at the local copies; they follow the quizzes'
+    lines (coursekit/site/quizzes.py), which start html_js_files and html_css_files."""
     return (f"mathjax_path = {MATHJAX!r}\n"
-            f"nb_ipywidgets_js = {{{REQUIREJS!r}: {{}}, {WIDGETS_PATHS!r}: {{}}, {WIDGETS!r}: {{}}}}\n")
+            f"nb_ipywidgets_js = {{{REQUIREJS!r}: {{}}, {WIDGETS_PATHS!r}: {{}}, {WIDGETS!r}: {{}}}}\n"
+            'html_js_files.append("course-site.js")\n'
+            'html_css_files.append("course-site.css")\n')
 
 
-def copy_assets(static: Path, node_modules: Path = NODE_MODULES) -> None:
+def copy_site_files(static: Path) -> None:
+    """The site's own files into the Sphinx source's _static folder (html_static_path)."""
+    static.mkdir(parents=True, exist_ok=True)
+    for name in SITE_FILES:
+        shutil.copy2(STATIC / name, static / name)
+
+
+def copy_npm_files(static: Path, node_modules: Path = NODE_MODULES) -> None:
     """Copy the npm packages' files the pages load into `static` (the built site's _static folder)."""
     es5 = node_modules / "mathjax" / "es5"
     manager = node_modules / "@jupyter-widgets" / "html-manager" / "dist"

@@ -26,7 +26,9 @@ from ..index import MODULES
 from ..paths import course_root
 from ..quiz.bank import load_all_banks
 from . import assets
+from .calculators import add_calculators
 from .execute import code_fingerprint, executed_copy
+from .quizzes import CONF_LINES, copy_assets, progress_html
 from .static_pages import STUDENT_COPY, make_static
 
 SITE_TITLE = "Training vs inference: chips, money and co-design"
@@ -45,9 +47,6 @@ html_theme = "sphinx_book_theme"
 html_theme_options = {{"show_navbar_depth": 1, "home_page_in_toc": True, "navbar_persistent": []}}
 # The theme's colour mode on a first visit: the reader's system setting (unset, the theme logs an error).
 html_context = {{"default_mode": "auto"}}
-html_static_path = [{static!r}]
-html_js_files = ["course-site.js"]
-html_css_files = ["course-site.css"]
 # A lab's downloadable student notebook is a file to copy, not a page to render.
 exclude_patterns = ["_build", "**/.ipynb_checkpoints", "labs/*/{student}"]
 suppress_warnings = ["mystnb.unknown_mime_type", "myst.header"]
@@ -98,8 +97,9 @@ def start_page(modules: list[Module]) -> str:
              "An open course on why training a large language model and serving it are different "
              "workloads, and what follows for the silicon, the budget and the model design. Every lesson "
              "and lab here was executed on a CPU when the site was built, so the numbers and figures are "
-             "the ones the course's code computes. Quizzes and labs are answered in JupyterLab: clone "
-             "the course and run `./course.sh start`.", ""]
+             "the ones the course's code computes. The quizzes and module tests work on these pages, and "
+             "your progress is kept in this browser; labs are done in JupyterLab: clone the course and run "
+             "`./course.sh start`.", ""]
     for module in modules:
         entries = [page.rsplit(".", 1)[0] for page in module.pages]
         lines += ["```{toctree}", f":caption: {module.caption}", ":maxdepth: 1", "", *entries, "```", ""]
@@ -160,13 +160,16 @@ def stage(root: Path, out: Path, log=print) -> Path:
                 student = source / Path(rel).parent / STUDENT_COPY / Path(rel).name
                 write_if_changed(student, (root / rel).read_text(encoding="utf-8"))
                 checks = json.loads((root / rel).with_suffix(".checks.json").read_text(encoding="utf-8"))
-                make_static(nb, rel, banks, lab=True, repository=repository_url(root), checks=checks)
+                make_static(nb, rel, banks, lab=True, root=root, repository=repository_url(root), checks=checks)
             else:
-                make_static(nb, rel, banks, lab=False)
+                make_static(nb, rel, banks, lab=False, root=root)
+            add_calculators(nb, rel)   # a lesson's calculators, at the end of the section that teaches each
             write_if_changed(source / rel, nbformat.writes(nb))
-    write_if_changed(source / "index.md", start_page(modules))
-    conf = CONF_PY.format(title=SITE_TITLE, static=str(Path(__file__).parent / "static"), student=STUDENT_COPY)
-    write_if_changed(source / "conf.py", conf + site_settings(root, modules))
+    write_if_changed(source / "index.md", start_page(modules) + "\n## Your progress\n\n" + progress_html(root) + "\n")
+    conf = CONF_PY.format(title=SITE_TITLE, student=STUDENT_COPY)
+    write_if_changed(source / "conf.py", conf + CONF_LINES + site_settings(root, modules))
+    copy_assets(source / "_static")
+    assets.copy_site_files(source / "_static")
     for where in ("search-button-field.html", "components/search-button-field.html"):   # sidebar, navbar
         write_if_changed(source / "_templates" / where, SEARCH_BUTTON)
     return source
@@ -179,7 +182,7 @@ def render(source: Path, html: Path) -> None:
         raise RuntimeError(f"sphinx failed rendering {source}:\n{done.stderr[-3000:]}")
     if done.stderr.strip():
         print(done.stderr.strip(), file=sys.stderr)
-    assets.copy_assets(html / "_static")
+    assets.copy_npm_files(html / "_static")
 
 
 def build_site(root: Path | None = None, out: Path | None = None, log=print) -> Path:

@@ -1,8 +1,9 @@
 """Turn an executed notebook into a page that reads well without a kernel.
 
-Quiz widgets need a running kernel, so a lesson's quiz cell becomes its questions as text (the draw
-a first attempt gets, from the bank), with how to answer them in JupyterLab (`./course.sh start`).
-A module test is not printed (it is drawn per student and may be graded): the page says where to take it.
+Quiz widgets need a running kernel, so a lesson's quiz cell and a module test's cell become the
+site's own quiz (coursekit/site/quizzes.py: the bank's data, answered and checked in the browser by
+static/quiz.js, progress kept in the browser), with how to take the same quiz in JupyterLab
+(`./course.sh start`; a published site has no JupyterLab on localhost to link to).
 A student lab's unimplemented tasks raise NotImplementedError; those error outputs are dropped, and the
 page says how to do the lab, lists each task's visible checks and offers the student notebook.
 A lesson's "Next" link to the learner's own copy of a lab (work/, not on the site) leads to the lab's page.
@@ -10,11 +11,13 @@ A lesson's "Next" link to the learner's own copy of a lab (work/, not on the sit
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import nbformat
 
-from ..quiz.bank import Bank, pool
-from ..quiz.engine import LETTERS, build_quiz
+from ..paths import course_root
+from ..quiz.bank import Bank
+from .quizzes import progress_html, quiz_html
 
 QUIZ_CALL = re.compile(r"""show_quiz\(\s*["']([\w-]+)["']""")
 TEST_CALL = re.compile(r"""show_module_test\(\s*["']([\w-]+)["']""")
@@ -27,29 +30,19 @@ STUDENT_COPY = "student"  # the folder beside a lab's page that holds its downlo
 
 def open_in_jupyterlab(rel_path: str, what: str) -> str:
     """A static site has no JupyterLab to link to (localhost means the reader's own machine): say how."""
-    return (f"{what} in JupyterLab, with instant feedback: in your copy of the course (the repository "
+    return (f"{what} in JupyterLab: in your copy of the course (the repository "
             f"linked at the top of the page), run `./course.sh start` and open `{rel_path}`; on a class "
             "hub, open it from your home folder.")
 
 
 def quiz_markdown(bank: Bank, banks: dict[str, Bank], rel_path: str) -> str:
-    lines = [f"**{bank.title}.** " + open_in_jupyterlab(rel_path, "Answer this quiz"), ""]
-    for n, q in enumerate(build_quiz(bank, pool(bank, banks), seed=0), 1):
-        lines += [f"**Question {n}.** {q.stem.strip()}", ""]
-        if q.type in ("single", "multi"):
-            if q.type == "multi":
-                lines += ["*Select every answer that applies.*", ""]
-            lines += [f"- {LETTERS[pos]}. {text.strip()}" for pos, (_, text) in enumerate(q.choices())]
-        else:
-            lines.append("*Answer with a number.*")
-        lines.append("")
-    return "\n".join(lines)
+    return "\n".join([quiz_html(bank, banks), "", open_in_jupyterlab(rel_path, "Or answer this quiz")])
 
 
-def module_test_markdown(module: str, rel_path: str) -> str:
-    return (f"The module {module[1:]} test draws its questions for each student and "
-            "records the result, so it is taken in JupyterLab only. "
-            + open_in_jupyterlab(rel_path, "Take it"))
+def module_test_markdown(module: str, rel_path: str, banks: dict[str, Bank], root: Path) -> str:
+    bank = next(b for b in banks.values() if b.kind == "module-test" and b.module == module)
+    return "\n".join([quiz_html(bank, banks), "", f"Your progress in module {module[1:]}, kept in this browser:", "",
+                      progress_html(root, module), "", open_in_jupyterlab(rel_path, "Or take the test")])
 
 
 def how_to_do_the_lab(lab_id: str, repository: str) -> str:
@@ -82,7 +75,7 @@ def visible_checks_markdown(task: dict) -> str:
 
 
 def make_static(nb: nbformat.NotebookNode, rel_path: str, banks: dict[str, Bank], *, lab: bool,
-                repository: str = "", checks: dict | None = None) -> None:
+                root: Path | None = None, repository: str = "", checks: dict | None = None) -> None:
     """Edit `nb` in place (an executed copy, never a committed notebook). A lab's page takes the course's
     repository URL and its `<lab>.checks.json` (the visible cases)."""
     tasks = {task["grade_id"]: task for task in (checks or {}).get("tasks", [])}
@@ -103,7 +96,7 @@ def make_static(nb: nbformat.NotebookNode, rel_path: str, banks: dict[str, Bank]
             cell.outputs = []
             cell.metadata.setdefault("tags", []).append("remove-cell")
             text = (quiz_markdown(banks[quiz.group(1)], banks, rel_path) if quiz
-                    else module_test_markdown(test.group(1), rel_path))
+                    else module_test_markdown(test.group(1), rel_path, banks, root or course_root()))
             cells.append(nbformat.v4.new_markdown_cell(text))
     if lab:
         lab_id = rel_path.split("/")[1]
