@@ -538,3 +538,10 @@ def test_static_pages_send_next_lab_links_to_the_lab_page_and_drop_unseen_widget
         assert "](../../labs/lab1-roofline/lab1-roofline.ipynb)" in nb.cells[0].source
         assert "work/" not in nb.cells[0].source and "](module-test.ipynb)" in nb.cells[0].source
     assert "widgets" not in hidden.metadata and "widgets" in shown.metadata
+
+
+def test_a_site_built_before_npm_ci_says_how_to_get_its_scripts(tmp_path):
+    from coursekit.site.assets import copy_npm_files
+
+    with pytest.raises(RuntimeError, match=r"tex-mml-chtml\.js not found.*\./course\.sh site.*npm ci"):
+        copy_npm_files(tmp_path / "_static", node_modules=tmp_path / "node_modules")
