@@ -40,6 +40,8 @@ html_theme = "sphinx_book_theme"
 html_theme_options = {{"show_navbar_depth": 1, "home_page_in_toc": True}}
 exclude_patterns = ["_build", "**/.ipynb_checkpoints"]
 suppress_warnings = ["mystnb.unknown_mime_type", "myst.header"]
+# An output with both a widget view and HTML (an exercise, coursekit/exercises) shows its HTML: no kernel here.
+nb_mime_priority_overrides = [("html", "text/html", 5)]
 templates_path = ["_templates"]
 # Formulas as MathML beside the rendered maths, which screen readers read (MathJax's assistive output).
 mathjax3_config = {{"options": {{"enableAssistiveMml": True}}}}
