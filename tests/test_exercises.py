@@ -82,7 +82,7 @@ def _write(tmp_path: Path, body: str) -> Path:
     return path
 
 
-GOOD = """  - id: x
+GOOD = """  - id: m9-l1-x
     title: t
     values:
       answer: {answer}
@@ -103,15 +103,21 @@ def test_bad_answers_are_refused_naming_file_and_exercise(tmp_path, answer, mess
     path = _write(tmp_path, GOOD.format(answer=answer))
     with pytest.raises(ExerciseError) as err:
         load_file(path)
-    assert str(path) in str(err.value) and "'x'" in str(err.value) and message in str(err.value)
+    assert str(path) in str(err.value) and "'m9-l1-x'" in str(err.value) and message in str(err.value)
 
 
 def test_missing_fields_unknown_units_and_wrong_file_name_are_refused(tmp_path):
-    path = _write(tmp_path, "  - id: x\n    title: t\n    values: {answer: 'memory.weight_bytes(1e9, 2)'}\n")
+    path = _write(tmp_path, "  - id: m9-l1-x\n    title: t\n    values: {answer: 'memory.weight_bytes(1e9, 2)'}\n")
     with pytest.raises(ExerciseError, match="missing prompt, source, units, worked"):
         load_file(path)
     path = _write(tmp_path, GOOD.format(answer="'memory.weight_bytes(1e9, 2)'").replace("units: GB", "units: furlongs per fortnight?"))
     assert load_file(path)[0].answer == 2e9       # odd units still read back as themselves
+    other = _write(tmp_path, GOOD.format(answer="'memory.weight_bytes(1e9, 2)'").replace("id: m9-l1-x", "id: x"))
+    with pytest.raises(ExerciseError, match="must start with m9-l1-"):
+        load_file(other)
+    twice = _write(tmp_path, GOOD.format(answer="'memory.weight_bytes(1e9, 2)'") * 2)
+    with pytest.raises(ExerciseError, match="unique in the file"):
+        load_file(twice)
     bad = tmp_path / "m9-l2.yaml"
     bad.write_text("lesson: m9-l1\nexercises: []\n")
     with pytest.raises(ExerciseError, match="does not match the file name"):
@@ -206,7 +212,7 @@ def test_the_site_prefers_the_html_form_to_a_widget_view():
 
 # --- the lessons still run -----------------------------------------------------------------------
 
-CHANGED = ["m1-l1", "m1-l3"]
+CHANGED = ["m1-l1", "m2-l4", "m3-l2", "m4-l3", "m5-l3"]   # one lesson of each module
 
 
 @pytest.mark.slow

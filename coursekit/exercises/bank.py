@@ -43,14 +43,24 @@ class ExerciseError(ValueError):
 
 
 @lru_cache(maxsize=1)
-def namespace() -> dict[str, Any]:
-    """What an exercise's expressions may name: coursekit's data and formula modules, and math."""
-    from .. import calc, hardware, model_configs, prices
+def module_names() -> dict[str, str]:
+    """What an exercise's expressions may name -> the module: coursekit's data and formula modules, math."""
+    from .. import calc
 
-    names: dict[str, Any] = {"hardware": hardware, "models": model_configs, "prices": prices, "math": math}
-    for info in pkgutil.iter_modules(calc.__path__):
-        names[info.name] = importlib.import_module(f"{calc.__name__}.{info.name}")
+    names = {"hardware": "coursekit.hardware", "models": "coursekit.model_configs", "prices": "coursekit.prices",
+             "math": "math"}
+    names.update({info.name: f"{calc.__name__}.{info.name}" for info in pkgutil.iter_modules(calc.__path__)})
     return names
+
+
+def namespace(expressions: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The modules `expressions` name (all of them when None), imported: only those, since one
+    (calc.precision) imports torch, which takes seconds."""
+    wanted = set(module_names())
+    if expressions is not None:
+        wanted &= {node.id for e in expressions.values() if isinstance(e, str)
+                   for node in ast.walk(ast.parse(e, mode="eval")) if isinstance(node, ast.Name)}
+    return {name: importlib.import_module(module_names()[name]) for name in sorted(wanted)}
 
 
 @dataclass(frozen=True)
@@ -73,7 +83,7 @@ class Exercise:
 
 def _coursekit_names(expression: str, expressions: dict[str, str], seen: frozenset = frozenset()) -> bool:
     """True when `expression` reads a coursekit module, itself or through the values it names."""
-    modules = set(namespace()) - {"math"}
+    modules = set(module_names()) - {"math"}
     if not isinstance(expression, str):
         return False
     for node in ast.walk(ast.parse(expression, mode="eval")):
@@ -95,7 +105,10 @@ def _fill(template: str, values: dict[str, Any], where: str) -> str:
 
 def evaluate(expressions: dict[str, str], where: str) -> dict[str, Any]:
     """Each value's expression, in order; a value may use the ones before it."""
-    scope = dict(namespace())
+    try:
+        scope = namespace(expressions)
+    except SyntaxError as exc:
+        raise ExerciseError(f"{where}: a value is not a Python expression: {exc}") from None
     values: dict[str, Any] = {}
     for name, expression in expressions.items():
         if isinstance(expression, bool) or not isinstance(expression, (str, int, float)):
@@ -165,35 +178,37 @@ def load_file(path: Path) -> list[Exercise]:
         raise ExerciseError(f"{path}: expected a mapping with lesson (e.g. m1-l2) and a list of exercises")
     if data["lesson"] != path.stem:
         raise ExerciseError(f"{path}: lesson {data['lesson']!r} does not match the file name {path.stem!r}")
-    return [_one(entry, data["lesson"], path) for entry in data["exercises"]]
+    exercises = [_one(entry, data["lesson"], path) for entry in data["exercises"]]
+    ids = [ex.id for ex in exercises]
+    for ex in exercises:
+        if not ex.id.startswith(f"{data['lesson']}-") or ids.count(ex.id) > 1:
+            raise ExerciseError(f"{path}: exercise id {ex.id!r} must start with {data['lesson']}- and be unique in the file")
+    return exercises
 
 
 @lru_cache(maxsize=None)
-def _load(folder: str) -> dict[str, Exercise]:
-    found: dict[str, Exercise] = {}
-    for path in sorted(Path(folder).glob("*.yaml")):
-        for ex in load_file(path):
-            if ex.id in found:
-                raise ExerciseError(f"{path}: exercise id {ex.id!r} is also in {found[ex.id].path}")
-            found[ex.id] = ex
-    return found
+def _load_file(path: str) -> tuple[Exercise, ...]:
+    return tuple(load_file(Path(path)))
 
 
 def all_exercises(folder: Path = FOLDER) -> dict[str, Exercise]:
-    """Every exercise by id (loaded once per process)."""
-    return _load(str(folder))
+    """Every exercise by id (each file loaded once per process). Ids are unique: each starts with its
+    file's lesson id, and load_file refuses a repeat within a file."""
+    return {ex.id: ex for path in sorted(Path(folder).glob("*.yaml")) for ex in _load_file(str(path))}
 
 
 def get(exercise_id: str, folder: Path = FOLDER) -> Exercise:
-    exercises = all_exercises(folder)
-    if exercise_id not in exercises:
-        raise KeyError(f"no exercise {exercise_id!r} in {folder} (known: {', '.join(sorted(exercises))})")
-    return exercises[exercise_id]
+    """One exercise; only its lesson's file is loaded (its id starts with the lesson id, "m1-l2-...")."""
+    path = Path(folder) / f"{'-'.join(exercise_id.split('-')[:2])}.yaml"
+    found = {ex.id: ex for ex in _load_file(str(path))} if path.exists() else {}
+    if exercise_id not in found:
+        raise KeyError(f"no exercise {exercise_id!r} in {path} (known there: {', '.join(found) or 'none'})")
+    return found[exercise_id]
 
 
 def compare(ex: Exercise, prediction: float, typed: str) -> tuple[float, bool, str]:
     """(percent off, close?, a sentence) for a committed prediction against the worked answer.
-    static/exercises.js writes the same sentence in the browser (tests hold them together)."""
+    page.SCRIPT writes the same sentence in the browser (tests/test_exercises.py holds them together)."""
     off = (prediction - ex.answer) / abs(ex.answer) * 100
     close = abs(off) <= ex.tolerance * 100
     if abs(off) < 0.05:
