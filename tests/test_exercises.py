@@ -303,3 +303,49 @@ def test_site_form_commits_reveals_and_reads_numbers_like_python(lesson_site, pa
 
     theirs = set(ipywidgets_js_factory())
     assert all(url.startswith("file:") or url in theirs for url in requests), requests
+
+
+# --- JupyterLab, by keyboard only ----------------------------------------------------------------
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_exercise_in_jupyterlab_by_keyboard(lab_server, page, monkeypatch):
+    """Type a prediction, Tab to Commit and press Enter, Tab to Reveal and press Enter: the worked answer
+    shows how far off it was, and the reveal is in the server's progress store."""
+    import uuid
+
+    from coursekit import progress
+    from jupyterlab_ui import open_notebook, run_all_cells
+
+    ex = EXERCISES["m1-l3-ridge-l40s"]
+    folder = lab_server.root / f"exercise-browser-{uuid.uuid4().hex[:8]}"
+    folder.mkdir()
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.cells = [nbformat.v4.new_markdown_cell("# Exercise in the browser"),
+                nbformat.v4.new_code_cell(f"from coursekit.exercises import exercise\n\nexercise({ex.id!r})")]
+    nbformat.write(nb, folder / "exercise.ipynb")
+    open_notebook(page, lab_server, f"{folder.name}/exercise.ipynb")
+    box = page.locator(".course-exercise:visible").first
+    run_all_cells(page, until=box)
+    assert ex.prompt[:40] in box.inner_text()
+    field = box.get_by_label("Your prediction, in FLOP/byte:")     # the label is the box's accessible name
+    reveal = box.get_by_role("button", name="Reveal the worked answer")
+    assert reveal.is_disabled()
+    field.click()
+    field.type("400")
+    page.keyboard.press("Tab")                                     # sends the value and moves to Commit
+    page.wait_for_function("document.activeElement && document.activeElement.textContent.includes('Commit my answer')")
+    page.keyboard.press("Enter")
+    box.get_by_text("Committed: Read your answer as 400 FLOP/byte.").wait_for(timeout=30_000)
+    reveal.wait_for(state="visible")
+    page.wait_for_function("[...document.querySelectorAll('.course-exercise-reveal')].some(b => !b.disabled)")
+    page.keyboard.press("Tab")
+    page.keyboard.press("Enter")
+    worked = box.locator(".course-exercise-result")
+    worked.wait_for(timeout=30_000)
+    off = (400 - ex.answer) / ex.answer * 100
+    assert f"{abs(off):.1f}% {'above' if off > 0 else 'below'} the worked answer" in worked.inner_text()
+    assert "Worked answer." in box.inner_text() and ex.answer_text in box.inner_text()
+    monkeypatch.setenv("COURSE_PROGRESS_DIR", str(lab_server.progress_dir))
+    assert progress.exercise_reveals(ex.id)[-1]["prediction"] == pytest.approx(400)
