@@ -17,8 +17,10 @@ from .bank import Exercise
 STYLE = """<style>
 .course-exercise { border: 1px solid var(--jp-border-color2, #bbb); border-left: 4px solid var(--jp-brand-color1, #1565c0);
   border-radius: 4px; padding: 6px 12px; margin: 8px 0; }
-.course-exercise h3 { margin: 0.2em 0; font-size: 1.1em; }
-.course-exercise-source { font-size: 0.9em; opacity: 0.85; }
+/* the theme may give an output a background of its own (light even in dark mode): the heading keeps the
+   output's text colour instead of the theme's heading colour, so it reads on either */
+.course-exercise h3 { margin: 0.2em 0; font-size: 1.1em; color: inherit; }
+.course-exercise-source { font-size: 0.9em; }
 .course-exercise input[type=text] { min-width: 16em; padding: 2px 4px; }
 .course-exercise button { margin: 4px 6px 4px 0; padding: 3px 10px; cursor: pointer; }
 .course-exercise button:disabled { cursor: not-allowed; opacity: 0.6; }
