@@ -253,6 +253,12 @@ def lesson_site(executed_notebooks, tmp_path_factory):
     return out / "html" / rel.replace(".ipynb", ".html")
 
 
+READINGS = ["36,500", "36 500", "1.2e9", "3.2 x 10^9", "0,075", "1.234.567", "730k", "2.5 million", "-5", "abc",
+            "1,23,4", "", "419 FLOP/byte", "12 GB", "116 gigabytes", "$5.69/M", "5.69 dollars per million tokens",
+            "$5.69 per 1M tokens", "47B tokens", "46.7 billion", "46.7 billion tokens a day", "12%", "12 percent",
+            "2.9x a year", "2.9 times", "1,500 days", "$1.2bn", "3.1 hours", "168 ms", "21 GPUs", "0.55 s", "303 us"]
+
+
 @pytest.mark.slow
 @pytest.mark.browser
 def test_site_form_commits_reveals_and_reads_numbers_like_python(lesson_site, page):
@@ -285,18 +291,19 @@ def test_site_form_commits_reveals_and_reads_numbers_like_python(lesson_site, pa
     assert f"{abs(off):.1f}% {'above' if off > 0 else 'below'} the worked answer" in text
     python_sentence = __import__("coursekit.exercises", fromlist=["compare"]).compare(ex, 400, "400")[2]
     assert python_sentence in text                                  # the browser writes Python's sentence
-    # the browser's reader agrees with coursekit's on what it accepts and what it reads
-    for typed in ["36,500", "36 500", "1.2e9", "3.2 x 10^9", "0,075", "1.234.567", "730k", "2.5 million",
-                  "419 FLOP/byte", "-5", "12 GB", "abc", "1,23,4", ""]:
-        js = page.evaluate("([t, u]) => { const v = window.courseExercises.read(t, u); "
-                           "return v instanceof Error ? null : v; }", [typed, ex.units])
-        try:
-            expected = read_number(typed, ex.units).value if typed else None
-        except UnreadableNumber:
-            expected = None
-        assert (js is None) == (expected is None), typed
-        if expected is not None:
-            assert js == pytest.approx(expected), typed
+    # the browser's reader agrees with coursekit's on what it accepts and what it reads, in every unit used
+    mismatches = []
+    for units in sorted({e.units for e in EXERCISES.values()}):
+        for typed in READINGS:
+            js = page.evaluate("([t, u]) => { const v = window.courseExercises.read(t, u); "
+                               "return v instanceof Error ? null : v; }", [typed, units])
+            try:
+                expected = read_number(typed, units).value if typed.strip() else None
+            except UnreadableNumber:
+                expected = None
+            if (js is None) != (expected is None) or (js is not None and js != pytest.approx(expected)):
+                mismatches.append(f"{typed!r} in {units!r}: browser {js}, coursekit {expected}")
+    assert not mismatches, "\n".join(mismatches)
     # Nothing fetched for the exercises. MyST-NB's own ipywidgets loader (require.js and the widget
     # html-manager, loaded on any page whose notebook saved widget state) is the site's, not theirs.
     from myst_nb.core.config import ipywidgets_js_factory

@@ -11,7 +11,9 @@ bank.compare. It lives here, in a .py file, so a change to it re-executes the si
 from __future__ import annotations
 
 import html
+import json
 
+from ..quiz import numbers
 from .bank import Exercise
 
 STYLE = """<style>
@@ -33,17 +35,18 @@ STYLE = """<style>
 SCRIPT = r"""<script>
 (function () {
   if (!window.courseExercises) {
-    var SUFFIX = {k: 1e3, K: 1e3, M: 1e6, MM: 1e6, mn: 1e6, B: 1e9, bn: 1e9, Bn: 1e9, BN: 1e9, T: 1e12, tn: 1e12};
-    var WORDS = {thousand: 1e3, million: 1e6, billion: 1e9, trillion: 1e12};
-    var SAME = {dollar: "$", usd: "$", percent: "%", pct: "%", second: "s", sec: "s", millisecond: "ms",
-      hour: "h", hr: "h", minute: "min", gigabyte: "gb", terabyte: "tb", "/": "per", a: "per", each: "per",
-      tok: "token", param: "parameter", yr: "year", d: "day", times: "x", "\u00d7": "x"};
+    // coursekit/quiz/numbers.py's own tables, written in when this module is imported
+    var SUFFIX = __SUFFIX__, WORDS = __WORDS__, SAME = __SAME__, PER = __PER__;
     function words(text) {
-      return text.replace(/([\/$%\u00d7])/g, " $1 ").split(/\s+/).map(function (w) {
+      var out = [];
+      text.replace("US$", "$").replace(/per cent/g, "percent").replace(/([\/$%\u00d7])/g, " $1 ").split(/\s+/).forEach(function (w) {
         w = w.replace(/^[.,;:()]+|[.,;:()]+$/g, "").toLowerCase();
+        if (!w) { return; }
+        if (PER[w]) { out.push.apply(out, PER[w]); return; }
         if (w.length > 3 && /s$/.test(w) && !/ss$/.test(w)) { w = w.slice(0, -1); }
-        return SAME[w] || w;
-      }).filter(function (w) { return w; });
+        out.push(SAME.hasOwnProperty(w) ? SAME[w] : w);
+      });
+      return out;
     }
     function grouped(s, sep) { return new RegExp("^[1-9]\\d{0,2}(?:\\" + sep + "\\d{3})+$").test(s); }
     function plain(body) {
@@ -79,18 +82,26 @@ SCRIPT = r"""<script>
       var value = parseFloat(body) * Math.pow(10, parseInt(exp, 10));
       if (m[1] === "-") { value = -value; }
       var rest = m[5].trim(), allowed = words(units || "");
+      // units that carry their own scale ("billion tokens per day"): "47B" is 47 of them
+      var scale = allowed.length && WORDS[allowed[0]] ? WORDS[allowed[0]] : 1;
       var head = /^([A-Za-z]+)\b\s*(.*)$/.exec(rest);
       if (head && allowed.indexOf(words(head[1])[0]) < 0) {
         var factor = SUFFIX[head[1]] || WORDS[head[1].toLowerCase().replace(/s$/, "")];
-        if (factor) { value *= factor; rest = head[2]; }
+        if (factor) { value *= factor / scale; rest = head[2]; }
       }
       var given = words(rest);
       if (m[2]) { given.push("$"); }
-      for (var i = 0; i < given.length; i++) {
-        if (allowed.indexOf(given[i]) < 0) {
-          return new Error("Could not read '" + raw + "' as a number" + unit + ": type the number alone, or " +
-            "with the exercise's units" + (units ? " (" + units + ")" : "") + ".");
-        }
+      // numbers.py's _subsequence: the typed unit words in the units' order; one currency sign, anywhere
+      var dollars = given.filter(function (w) { return w === "$"; }).length, at = 0;
+      var ok = dollars <= 1 && !(dollars && allowed.length && allowed.indexOf("$") < 0);
+      var order = allowed.filter(function (w) { return w !== "$"; });
+      given.filter(function (w) { return w !== "$"; }).forEach(function (w) {
+        while (at < order.length && order[at] !== w) { at++; }
+        if (at >= order.length) { ok = false; } else { at++; }
+      });
+      if (!ok) {
+        return new Error("Could not read '" + raw + "' as a number" + unit + ": type the number alone, or " +
+          "with the exercise's units" + (units ? " (" + units + ")" : "") + ".");
       }
       if (!isFinite(value)) { return new Error(advice); }
       return value;
@@ -133,6 +144,8 @@ SCRIPT = r"""<script>
   document.querySelectorAll(".course-exercise").forEach(window.courseExercises.init);
 })();
 </script>"""
+SCRIPT = (SCRIPT.replace("__SUFFIX__", json.dumps(numbers.SCALE_SUFFIXES)).replace("__WORDS__", json.dumps(numbers.SCALE_WORDS))
+          .replace("__SAME__", json.dumps(numbers.SAME)).replace("__PER__", json.dumps(numbers.PER_WORDS)))
 
 
 def exercise_html(ex: Exercise, prompt_html: str, worked_html: str) -> str:
