@@ -216,6 +216,25 @@ def record_lab_check(lab_id: str, passed: int, total: int, *, module: str | None
     return check
 
 
+def record_exercise(exercise_id: str, *, lesson: str, prediction: float, answer: float, off_pct: float,
+                    close: bool) -> dict:
+    """Record a revealed exercise: the committed prediction against the worked answer. Kept in its own
+    section (older stores have none yet), each reveal appended."""
+    entry = {"time": _now(), "prediction": float(prediction), "answer": float(answer),
+             "off_pct": round(float(off_pct), 3), "close": bool(close)}
+
+    def change(data):
+        record = data.setdefault("exercises", {}).setdefault(exercise_id, {"lesson": lesson, "reveals": []})
+        record["reveals"].append(entry)
+
+    update(change)
+    return entry
+
+
+def exercise_reveals(exercise_id: str) -> list[dict]:
+    return load().get("exercises", {}).get(exercise_id, {}).get("reveals", [])
+
+
 def _jsonable(value: Any) -> Any:
     if isinstance(value, (set, frozenset, tuple)):
         return sorted(value, key=str)

@@ -168,9 +168,14 @@ def test_lesson2_batch_one_routing_claim():
 
 
 def test_lesson2_exercise_models():
-    # Exercise 1: "How many of its 47B parameters" (Mixtral 8x7B); exercise 2: Qwen3-235B-A22B "128 experts, top-8"
-    text = _markdown(LESSONS[1])
-    assert "47B parameters" in text and "(128 experts, top-8)" in text
+    # The lesson's exercises (coursekit/exercises/lessons/m5-l2.yaml): Mixtral 8x7B's parameters outside the
+    # experts, and the batch that reads half of Qwen3-235B-A22B's experts (top-8 of 128)
+    from coursekit.exercises import get
+
+    assert "46.7 billion parameters in all" in get("m5-l2-mixtral-outside").prompt
+    assert "8 of 128 experts" in get("m5-l2-qwen-half").prompt
+    code = _code(LESSONS[1])
+    assert 'exercise("m5-l2-mixtral-outside")' in code and 'exercise("m5-l2-qwen-half")' in code
     assert round(MIXTRAL_8X7B.n_params / 1e9) == 47
     assert (QWEN3_235B_A22B.n_experts, QWEN3_235B_A22B.experts_per_token) == (128, 8)
 

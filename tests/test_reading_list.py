@@ -9,7 +9,8 @@ from coursekit import hardware, prices, references, sources
 
 ROOT = Path(__file__).resolve().parent.parent
 CITING = sorted([*ROOT.glob("course/**/*.ipynb"), *ROOT.glob("solutions/**/*.ipynb"), *ROOT.glob("quizzes/m*/*.yaml"),
-                 *ROOT.glob("docs/errata/*.md"), *ROOT.glob("coursekit/calc/*.py")])
+                 *ROOT.glob("docs/errata/*.md"), *ROOT.glob("coursekit/calc/*.py"),
+                 *ROOT.glob("coursekit/exercises/lessons/*.yaml")])
 CITE = re.compile(r"\b([A-Z][A-Za-z'-]+)(?: et al\.| and [A-Z][A-Za-z-]+| & [A-Z][A-Za-z-]+),? \(?((?:19|20)\d\d)[ab]?\b")
 MONTHS = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec", "January", "February",
           "March", "April", "June", "July", "August", "September", "October", "November", "December"}

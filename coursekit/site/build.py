@@ -50,6 +50,8 @@ html_context = {{"default_mode": "auto"}}
 # A lab's downloadable student notebook is a file to copy, not a page to render.
 exclude_patterns = ["_build", "**/.ipynb_checkpoints", "labs/*/{student}"]
 suppress_warnings = ["mystnb.unknown_mime_type", "myst.header"]
+# An output with both a widget view and HTML (an exercise, coursekit/exercises) shows its HTML: no kernel here.
+nb_mime_priority_overrides = [("html", "text/html", 5)]
 templates_path = ["_templates"]
 # Formulas as MathML beside the rendered maths, which screen readers read (MathJax's assistive output).
 mathjax3_config = {{"options": {{"enableAssistiveMml": True}}}}
