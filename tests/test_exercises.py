@@ -203,10 +203,10 @@ def test_the_output_carries_the_widget_and_a_self_contained_html_form():
 
 
 def test_the_site_prefers_the_html_form_to_a_widget_view():
-    from coursekit.site.build import CONF_PY
+    from coursekit.site.build import CONF_PY, STUDENT_COPY
 
     namespace: dict = {}
-    exec(CONF_PY.format(title="t"), namespace)
+    exec(CONF_PY.format(title="t", student=STUDENT_COPY), namespace)
     assert ("html", "text/html", 5) in namespace["nb_mime_priority_overrides"]   # widget views rank 10
 
 
@@ -235,7 +235,7 @@ def test_lessons_execute_with_their_exercises(executed_notebooks, lesson):
 def lesson_site(executed_notebooks, tmp_path_factory):
     """One executed lesson rendered by the site's own steps (make_static, CONF_PY, Sphinx + MyST-NB)."""
     from coursekit.quiz.bank import load_all_banks
-    from coursekit.site.build import CONF_PY, SITE_TITLE
+    from coursekit.site.build import CONF_PY, SITE_TITLE, STUDENT_COPY
     from coursekit.site.static_pages import make_static
 
     rel = LESSONS["m1-l3"].relative_to(ROOT).as_posix()
@@ -246,7 +246,7 @@ def lesson_site(executed_notebooks, tmp_path_factory):
     (source / Path(rel).parent).mkdir(parents=True)
     nbformat.write(nb, source / rel)
     (source / "index.md").write_text(f"# Site\n\n```{{toctree}}\n{rel.rsplit('.', 1)[0]}\n```\n")
-    (source / "conf.py").write_text(CONF_PY.format(title=SITE_TITLE))
+    (source / "conf.py").write_text(CONF_PY.format(title=SITE_TITLE, student=STUDENT_COPY))
     done = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", str(source), str(out / "html")],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-3000:]
