@@ -10,7 +10,7 @@ import re
 from typing import Callable
 
 import ipywidgets as widgets
-from IPython.display import display
+from IPython.display import Javascript, display
 from matplotlib.figure import Figure
 
 from coursekit.calc.tco import DAYS_PER_YEAR, cumulative, daily_costs, tornado
@@ -130,3 +130,28 @@ class CostDashboard:
 
     def show(self) -> None:
         display(widgets.VBox([*self.sliders.values(), self.summary, self.output]))
+        display(Javascript(NAME_SLIDERS))
+
+
+# ipywidgets draws a slider as a noUiSlider handle (role="slider") that its visible label is not linked to
+# and offers no way to name (axe: aria-input-field-name). This names every handle after its widget's label,
+# now and whenever JupyterLab draws one again (a re-render, a scrolled-in cell). It runs wherever the
+# dashboard's output is live: in JupyterLab once the cell has run (a trusted output).
+NAME_SLIDERS = """
+(function () {
+  if (window.__courseNamesSliders) return;
+  window.__courseNamesSliders = true;
+  function name(root) {
+    root.querySelectorAll('.widget-slider').forEach(function (slider) {
+      var label = slider.querySelector('.widget-label');
+      var text = label && label.textContent.trim();
+      slider.querySelectorAll('.noUi-handle').forEach(function (handle) {
+        if (text && handle.getAttribute('aria-label') !== text) handle.setAttribute('aria-label', text);
+      });
+    });
+  }
+  name(document);
+  new MutationObserver(function () { name(document); })
+    .observe(document.body, {childList: true, subtree: true});
+})();
+"""
