@@ -100,3 +100,37 @@ def test_autograder_agrees_with_nbgrader_on_honest_variations(tmp_path):
             elif b != want:
                 wrong.append(f"{name}/{grade_id}: both {b}, expected {want}")
     assert not differ and not wrong, "\n".join(differ + wrong)
+
+
+# ---------------------------------------------------------------- the same on the toy lab (quick)
+
+TOY_CHANGES = {   # student -> cells appended after the last test cell, and the tasks that then score 0
+    "stub-at-end": (["def mean(xs):\n    raise NotImplementedError()"], set()),
+    "scratch-at-end": (["def add(a, b):\n    return a - b   # scratch"], set()),
+    "helper-below": (["def twice(x):\n    return 2 * x"], {"test_scale"}),
+}
+
+
+def test_toy_lab_each_task_is_judged_at_its_test_cell_by_both(course):
+    """Quick version of the test above on the pipeline tests' toy lab (tests/pipeline_course.py)."""
+    from pipeline_course import LAB, NB, cli, env as toy_env
+    from test_autograder_pipeline import gradebook_scores, notebook_text
+
+    for student, (cells, _) in TOY_CHANGES.items():
+        nb = nbformat.reads(notebook_text(course), as_version=4)
+        if student == "helper-below":
+            scale = next(c for c in nb.cells if (c.metadata.get("nbgrader") or {}).get("grade_id") == "impl_scale")
+            scale.source = "def scale(xs, k):\n    return [twice(x) * k / 2 for x in xs]"
+        nb.cells += [nbformat.v4.new_code_cell(source) for source in cells]
+        folder = course / "submitted" / student / LAB
+        folder.mkdir(parents=True)
+        nbformat.write(nb, folder / NB)
+    baseline = course.parent / "baseline"
+    shutil.copytree(course, baseline)
+    cli(course, "grade", LAB, "--no-progress")
+    subprocess.run([sys.executable, "-m", "nbgrader", "autograde", LAB], cwd=baseline, env=toy_env(baseline),
+                   check=True, capture_output=True, timeout=600)
+    ours, theirs = gradebook_scores(course), gradebook_scores(baseline)
+    full = {"test_add": 1.0, "test_scale": 2.0, "test_mean": 3.0}
+    want = {(s, g): 0.0 if g in zero else p for s, (_, zero) in TOY_CHANGES.items() for g, p in full.items()}
+    assert ours == theirs == want, (ours, theirs)
