@@ -179,11 +179,14 @@ def test_each_task_is_checked_at_its_test_cell(tmp_path):
         solution.source = ("def checkpoint_interval(checkpoint_seconds, gpu_mtbf_hours, n_gpus):\n"
                            "    return young_daly(checkpoint_seconds, gpu_mtbf_hours, n_gpus)")
         cells.insert(place(cells, "test_ckpt") + 1, nbformat.v4.new_code_cell(helper))
+        tp = cells.pop(place(cells, "impl_tp"))                    # an answer moved below its test cell
+        cells.insert(place(cells, "test_tp") + 1, tp)
 
     done = course_check(write_lab(tmp_path, edit), tmp_path)
     tasks = len(json.loads((ROOT / "labs" / LAB / f"{LAB}.checks.json").read_text())["tasks"])
-    assert f"{tasks - 1}/{tasks} tasks pass" in done.stdout, done.stdout + done.stderr
+    assert f"{tasks - 2}/{tasks} tasks pass" in done.stdout, done.stdout + done.stderr
     assert "FAIL  Task (checkpoint interval)" in done.stdout and "young_daly" in done.stdout, done.stdout
+    assert "tp_comm_per_layer is not defined when its test cell runs" in done.stdout, done.stdout
 
 
 def test_an_edited_locked_cell_runs_as_released(tmp_path):

@@ -11,16 +11,14 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from datetime import datetime, timezone
 from pathlib import Path
 
 from ..kernel_runs import last_run
 from .last import remember
-from .selfcheck import LAB_CALL, check_namespace, lab_of, record_progress, render
+from .selfcheck import DEF, LAB_CALL, check_namespace, lab_of, record_progress, render
 from .visible import AT_TEST_CELL
 
-DEF = re.compile(r"^def (\w+)\(", flags=re.MULTILINE)
 SLACK_S = 2.0  # a save and the kernel's idle message after it arrive within a moment of each other
 
 

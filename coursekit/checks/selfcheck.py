@@ -25,6 +25,7 @@ from coursekit.paths import course_root
 from .visible import as_written, load_checks, passed_message, run_task
 
 LAB_CALL = re.compile(r"run_visible\(\s*['\"]([^'\"]+)['\"]")
+DEF = re.compile(r"^def (\w+)\(", flags=re.MULTILINE)      # a function a cell defines
 # Set for the check as the grader's workers set them (autograder/engine.py), unless the learner set them:
 # measurement cells take their small sizes, plots draw nowhere, and torch computes on one thread (its
 # pool's size is read from OMP_NUM_THREADS when the learner's code imports torch). A visible case's
@@ -200,10 +201,21 @@ def run_check(path: Path, every_cell: bool = False) -> tuple[str, list[TaskCheck
     places = where_judged(cells, set(tasks))
     pending = sorted((places.get(grade_id, len(cells)), grade_id) for grade_id in tasks)
     checks: dict[str, TaskCheck] = {}
+    defined = {name for c in cells if c.get("cell_type") == "code" for name in DEF.findall("".join(c.get("source", "")))}
+
+    def at_test_cell(grade_id: str) -> TaskCheck:
+        task = tasks[grade_id]
+        fn = shell.user_ns.get(task.function)
+        if not callable(fn) and task.function in defined and grade_id in places:
+            return TaskCheck(grade_id, task.title, False, f"{task.function} is not defined when its test cell "
+                             "runs: the grader judges each task at its test cell, so define it in a cell above "
+                             "that one (or fix the error that stopped its cell)")
+        return check_task(task, fn)
+
     for unit in units:
         while pending and pending[0][0] < unit.cell:
             grade_id = pending.pop(0)[1]
-            checks[grade_id] = check_task(tasks[grade_id], shell.user_ns.get(tasks[grade_id].function))
+            checks[grade_id] = at_test_cell(grade_id)
         index = unit.cell + 1
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             outcome = shell.run_cell(unit.source, store_history=False, silent=True)
@@ -211,7 +223,7 @@ def run_check(path: Path, every_cell: bool = False) -> tuple[str, list[TaskCheck
         if error is not None and not isinstance(error, NotImplementedError):
             problems.append(f"cell {index} raised {type(error).__name__}: {error}")
     for _, grade_id in pending:
-        checks[grade_id] = check_task(tasks[grade_id], shell.user_ns.get(tasks[grade_id].function))
+        checks[grade_id] = at_test_cell(grade_id)
     return lab_id, [checks[grade_id] for grade_id in tasks], problems
 
 
