@@ -35,8 +35,8 @@ from autograder.scratch import private_folder
 from autograder.sandbox import allowed_paths, default_hidden, kill_uid, needed_paths
 from autograder.spec import REPO_ROOT, Case, LabSpec, Task
 from autograder.submitted import MAX_NOTEBOOK_BYTES   # one limit for every reader of submitted/
-from autograder.thin import thin
-from coursekit.nbcells import is_test_cell, nbgrader_meta
+from autograder.thin import locked_cells, thin
+from coursekit.nbcells import as_autograded, is_test_cell, nbgrader_meta
 from coursekit.paths import course_root
 
 # Signals a process dies from when memory runs out: the kernel's OOM killer, C code that aborts on a
@@ -152,7 +152,21 @@ def parse_notebook(raw: bytes) -> Any:
 
 def read_cells(notebook: Path, spec: LabSpec) -> list[tuple[int, str]]:
     """Code cells to run, test cells left out; raise _Failed for anything not gradable."""
-    return notebook_cells(parse_notebook(read_submission(notebook)), spec)
+    return read_job(notebook, spec)[0]
+
+
+def read_job(notebook: Path, spec: LabSpec) -> tuple[list[tuple[int, str]], dict[str, int]]:
+    """(code cells to run, where each task's test cell stands); raise _Failed for anything not gradable."""
+    data = parse_notebook(read_submission(notebook))
+    cells = notebook_cells(data, spec)
+    return cells, task_positions(data, spec)
+
+
+def task_positions(data: dict, spec: LabSpec) -> dict[str, int]:
+    """grade_id -> index of its test cell: the task is judged there, after the cells above it only."""
+    wanted = {task.grade_id for task in spec.tasks}
+    return {nbgrader_meta(cell)["grade_id"]: index for index, cell in enumerate(data["cells"])
+            if nbgrader_meta(cell).get("grade_id") in wanted}
 
 
 def notebook_cells(data: Any, spec: LabSpec) -> list[tuple[int, str]]:
@@ -176,7 +190,8 @@ def notebook_cells(data: Any, spec: LabSpec) -> list[tuple[int, str]]:
         raise _Failed(f"too large to grade: {len(data['cells']):,} cells (limit {MAX_CELLS:,})")
     task_ids = {task.grade_id for task in spec.tasks}
     cells = []
-    for index, cell in enumerate(data["cells"]):
+    # as nbgrader runs it: a locked cell the student edited (setup, a measurement) runs as released
+    for index, cell in enumerate(as_autograded(data["cells"], locked_cells(spec.solution_path()))):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
         if nbgrader_meta(cell).get("grade_id") in task_ids or is_test_cell(cell):
@@ -480,14 +495,14 @@ class GradingPool:
                                   max_score=float(spec.total_points))
         try:
             deadline = start + self.limits.analysis_s
-            cells = read_cells(notebook, spec)
+            cells, positions = read_job(notebook, spec)
             _in_time(deadline, self.limits.analysis_s)
             # hidden cases are this student's and this attempt's own: changed code draws new ones
             attempt = hashlib.sha256(json.dumps(cells).encode()).hexdigest()
             prepared = self._cases(spec, secret, f"{student_id}\0{attempt}")
             static = scan_source(_analysed(cells, deadline, self.limits.analysis_s))
             _in_time(deadline, self.limits.analysis_s)
-            report, reply = self._run(notebook, spec, cells, prepared)
+            report, reply = self._run(notebook, spec, cells, prepared, positions)
             reason = _failure_reason(reply, self.limits)
             flags = set(static)
             if reply.get("strays"):
@@ -529,7 +544,8 @@ class GradingPool:
         result.seconds = round(time.monotonic() - start, 3)
         return result
 
-    def _run(self, notebook: Path, spec: LabSpec, cells, prepared: _Prepared) -> tuple[Any, dict]:
+    def _run(self, notebook: Path, spec: LabSpec, cells, prepared: _Prepared,
+             positions: dict[str, int]) -> tuple[Any, dict]:
         limits = self.limits
         with self._lock:
             self._counter += 1
@@ -540,8 +556,9 @@ class GradingPool:
         hide += ((str(self._jobs), "grader job files"),)
         job = {
             "cells": cells,
-            "tasks": [{"grade_id": t.grade_id, "cases": [{"name": c.name, "args": list(c.args), "kwargs": c.kwargs}
-                                                          for c in prepared.cases[t.grade_id]]} for t in spec.tasks],
+            "tasks": [{"grade_id": t.grade_id, "at": positions[t.grade_id],
+                       "cases": [{"name": c.name, "args": list(c.args), "kwargs": c.kwargs}
+                                 for c in prepared.cases[t.grade_id]]} for t in spec.tasks],
             "hide": hide,
             "confinement": {"wall_s": limits.wall_s, "cpu_s": limits.cpu_s, "memory_mb": limits.memory_mb,
                             "max_procs": limits.max_procs, "file_bytes": RESULT_BYTES, "network": limits.network,

@@ -220,8 +220,8 @@ FLAGS_END = "end of flags"           # the harness's last line on the flag pipe:
 
 
 def run(job: dict, spec: LabSpec, shell, result_fd: int, sandbox_flags: list[str], flag_fd: int | None = None) -> None:
-    """Run the cells, call each task's function on its cases, write one JSON document to result_fd;
-    stream every flag to flag_fd as it is raised."""
+    """Run the cells, call each task's function on its cases at its test cell's place (`at`, a cell
+    index), write one JSON document to result_fd; stream every flag to flag_fd as it is raised."""
     dumps = json.dumps                       # held before student code can replace json.dumps
     watched = call_watched                   # and the reference watch, before a notebook can rebind it
     forbids = {t.grade_id: t.forbids for t in spec.tasks}    # and what each task forbids
@@ -242,25 +242,12 @@ def run(job: dict, spec: LabSpec, shell, result_fd: int, sandbox_flags: list[str
     forks = []
     os.register_at_fork(before=lambda: forks.append(1))
 
-    cell_errors = []
-    for index, source in job["cells"]:
-        shell.exit_now = False
-        try:
-            outcome = shell.run_cell(source, store_history=False, silent=True)
-            error = outcome.error_before_exec or outcome.error_in_exec
-        except BaseException as caught:                      # noqa: BLE001 - student code may raise anything
-            error = caught
-        note_error(error, observer)
-        if shell.exit_now:
-            observer.flags.add("exit: asked the kernel to exit")
-        if error is not None:
-            cell_errors.append({"cell": index, "error": short_error(error)})
+    tasks: dict[str, dict] = {}
 
-    namespace = shell.user_ns
-    tasks = {}
-    for task_job in job["tasks"]:
+    def judge(task_job: dict) -> None:
+        """Call the task's function, as the notebook binds it now, on every case (encoded plain data)."""
         task = spec.task(task_job["grade_id"])
-        function = namespace.get(task.function)
+        function = shell.user_ns.get(task.function)
         entry: dict[str, Any] = {"defined": callable(function), "outputs": []}
         if callable(function):
             for raw in task_job["cases"]:
@@ -279,6 +266,28 @@ def run(job: dict, spec: LabSpec, shell, result_fd: int, sandbox_flags: list[str
                     note_error(error, observer)
                     entry["outputs"].append({"error": short_error(error)})
         tasks[task.grade_id] = entry
+
+    # Each task is judged where its test cell stands, as a run from the top judges it (nbgrader, the
+    # student's own Run All): after the cells above it, before any cell below it.
+    end = float("inf")                                       # taken before any student code runs
+    pending = sorted(([t.get("at", end), t] for t in job["tasks"]), key=lambda pair: pair[0])
+    cell_errors = []
+    for index, source in job["cells"]:
+        while pending and pending[0][0] < index:
+            judge(pending.pop(0)[1])
+        shell.exit_now = False
+        try:
+            outcome = shell.run_cell(source, store_history=False, silent=True)
+            error = outcome.error_before_exec or outcome.error_in_exec
+        except BaseException as caught:                      # noqa: BLE001 - student code may raise anything
+            error = caught
+        note_error(error, observer)
+        if shell.exit_now:
+            observer.flags.add("exit: asked the kernel to exit")
+        if error is not None:
+            cell_errors.append({"cell": index, "error": short_error(error)})
+    for _, task_job in pending:
+        judge(task_job)
     if forks:
         observer.flags.add("fork: forked at runtime")
     report = {"cell_errors": cell_errors, "tasks": tasks,

@@ -2,12 +2,17 @@
 
 The judge calls each task's function on hidden cases, so the child runs the code those functions
 need and nothing else, chosen as the student's own check chooses it (coursekit.checks.selfcheck's
-`needed_code`): every cell the student wrote or changed runs whole, and from the cells that are
+`needed_code`; locked cells already put back as released, as nbgrader does, by the engine): every cell
+the student wrote or changed runs whole, and from the cells that are
 exactly the solution notebook's ordinary code cells (setup, measurement, plots, hints: neither an
 answer nor a test cell) only the top-level statements that bind a name a graded function, a student
-cell or another kept statement reads. A training run or a timing sweep whose result no graded
-function reads is not run. The trusted reference runs the solution the same way (imports plus
-solution cells, autograder.reference). A notebook whose code cannot be analysed runs whole.
+cell or another kept statement reads. Reads count wherever the code makes them: in a magic's body
+(%%time, %%capture, %time), in an eval/exec of a literal; code that reaches the namespace by a name
+computed at run time (globals(), vars(), __main__, eval of a computed string) keeps every statement.
+A training run or a timing sweep whose result no graded function reads is not run. The trusted
+reference runs the solution the same way (imports plus solution cells, autograder.reference). A
+notebook whose code cannot be analysed runs whole. Each task is judged at its test cell's place
+(autograder.harness), so what runs below a test cell never changes that task's grade.
 """
 from __future__ import annotations
 
@@ -16,9 +21,25 @@ from functools import lru_cache
 from pathlib import Path
 
 from coursekit.checks.selfcheck import needed_code
-from coursekit.nbcells import is_answer_cell, nbgrader_meta
+from coursekit.nbcells import is_answer_cell, locked_sources, nbgrader_meta
 
 WHOLE = {"nbgrader": {"solution": True}}   # read by needed_code as "run this cell whole"
+
+
+@lru_cache(maxsize=16)
+def _locked(solution: str, mtime_ns: int) -> dict[str, tuple[str, str]]:
+    try:
+        return locked_sources(json.loads(Path(solution).read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        return {}
+
+
+def locked_cells(solution: Path) -> dict[str, tuple[str, str]]:
+    """grade_id -> (cell type, source) of the lab's locked cells, which a submission runs as released."""
+    try:
+        return _locked(str(solution), solution.stat().st_mtime_ns)
+    except OSError:
+        return {}
 
 
 @lru_cache(maxsize=16)

@@ -2,6 +2,12 @@
 or (--against dask) with `autograder grade` on the local pool and on a local Dask cluster of the same size.
 
     .venv/bin/python benchmarks/bench_grading.py [--lab lab5-moe] [--n 100] [--workers N] [--against dask] [--record]
+    .venv/bin/python benchmarks/bench_grading.py --variants [--record]
+
+--variants grades the honest variations of Lab 5 in tests/honest_variants.py instead (timing magics,
+eval, globals(), __main__, moved sections, a stub or scratch version run at the end, a helper below its
+test cell, an edited setup cell, QUICK used, a stub, a wrong answer: what the differential test
+tests/test_grading_vs_nbgrader.py grades), one submission each, and prints each one's score by both.
 
 Both graders get the same course copy (generated once, untimed), the same submissions, the same
 instructor secret and COURSE_QUICK=1. Submissions are honest: each is the solution with 0-2 of
@@ -28,6 +34,7 @@ import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
 
 from autograder.course import Course  # noqa: E402
 from autograder.engine import usable_cores  # noqa: E402
@@ -76,6 +83,44 @@ def make_submissions(course: Path, lab: str, n: int, seed: int) -> dict[str, lis
     return plan
 
 
+def make_variants(course: Path, lab: str) -> dict[str, list[str]]:
+    """One submission per honest variation (tests/honest_variants.py); student -> tasks expected to score 0."""
+    import honest_variants
+
+    if lab != honest_variants.LAB:
+        raise SystemExit(f"--variants are variations of {honest_variants.LAB}, not {lab}")
+    names = honest_variants.write_submissions(course, lab=lab)
+    return {name.replace("_", "-"): sorted(honest_variants.EXPECTED[name]) for name in names}
+
+
+def grading_seconds(course: Path, lab: str) -> dict[str, float]:
+    """student -> seconds the autograder spent on the submission (its stored result)."""
+    import sqlite3
+
+    db = sqlite3.connect(course / "autograded" / ".autograder" / "results.sqlite")
+    try:
+        rows = db.execute("SELECT student_id, result_json FROM results WHERE lab_id=?", (lab,)).fetchall()
+    finally:
+        db.close()
+    return {student: json.loads(result)["seconds"] for student, result in rows}
+
+
+def per_submission(a: dict, b: dict, plan: dict[str, list[str]], seconds: dict[str, float]) -> tuple[str, int]:
+    """A row per submission: its total by each grader, whether every grade cell agrees, and the autograder's
+    seconds on it; and how many submissions differ."""
+    rows, differ = [], 0
+    for student in sorted(plan):
+        ours = {cell: v for (who, cell), v in b.items() if who == student}
+        theirs = {cell: v for (who, cell), v in a.items() if who == student}
+        same = ours == theirs
+        differ += not same
+        rows.append([student, f"{sum(v or 0 for v in ours.values()):g}", f"{sum(v or 0 for v in theirs.values()):g}",
+                     "yes" if same else "NO: " + ", ".join(c for c in sorted(set(ours) | set(theirs))
+                                                          if ours.get(c) != theirs.get(c)),
+                     f"{seconds.get(student, float('nan')):.2f}"])
+    return table(["submission", "autograder", "nbgrader", "agree", "autograder s"], rows), differ
+
+
 def scores(course: Path, lab: str) -> dict[tuple[str, str], float]:
     from nbgrader.api import Gradebook
 
@@ -120,9 +165,11 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=20261122)
     parser.add_argument("--against", choices=["nbgrader", "dask"], default="nbgrader",
                         help="baseline: plain nbgrader, or (dask) the local pool against --cluster local")
+    parser.add_argument("--variants", action="store_true",
+                        help="grade tests/honest_variants.py's honest variations of lab5-moe instead of --n submissions")
     parser.add_argument("--record", action="store_true", help="append the table to benchmarks/RESULTS.md")
     args = parser.parse_args()
-    lab = args.lab or pick_lab()
+    lab = args.lab or ("lab5-moe" if args.variants else pick_lab())
     cores = usable_cores()                  # what `autograder grade` uses by default, so the comparison is fair
     workers = args.workers or cores
 
@@ -137,12 +184,14 @@ def main() -> int:
             PATH=str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""))
         subprocess.run([sys.executable, "-m", "autograder.cli", "--root", str(template), "generate", lab],
                        cwd=template, env=env, check=True, capture_output=True)
-        plan = make_submissions(template, lab, args.n, args.seed)
+        plan = make_variants(template, lab) if args.variants else make_submissions(template, lab, args.n, args.seed)
+        args.n = len(plan)
         plain, ours = base / "nbgrader", base / "autograder"
         shutil.copytree(template, plain)
         shutil.copytree(template, ours)
 
-        print(f"grading {args.n} submissions of {lab} ({sum(not s for s in plan.values())} fully solved) "
+        print(f"grading {args.n} {'honest variations' if args.variants else 'submissions'} of {lab} "
+              f"({sum(not s for s in plan.values())} fully solved) "
               f"on {cores} usable cores ...", flush=True)
         grade = [sys.executable, "-m", "autograder.cli", "--root", str(ours), "grade", lab,
                  "--workers", str(workers), "--no-progress"]
@@ -163,6 +212,9 @@ def main() -> int:
                 [name, args.n, f"{t_ours:.1f}", f"{t_ours / args.n:.2f}", f"{ratio:.2f}x"]]
         text = table(["grader", "submissions", "seconds", "s/submission",
                       "time ratio" if args.against == "dask" else "speed-up"], rows) + note
+        if args.against == "nbgrader" and (args.variants or args.n <= 30):
+            listed, differ = per_submission(a, b, plan, grading_seconds(ours, lab))
+            text = f"{listed}\n{differ} of {args.n} submissions scored differently\n\n{text}"
         verdict = (f"scores identical on all {len(a)} grade cells" if not mismatches and len(a) == len(b) == args.n *
                    len({k[1] for k in a}) else f"SCORES DIFFER on {len(mismatches)} grade cells: {mismatches[:5]}")
         print(text)
@@ -170,7 +222,8 @@ def main() -> int:
         if args.record:
             stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
             versus = "local pool vs Dask" if args.against == "dask" else "nbgrader vs autograder"
-            section = (f"\n## Autograder: {args.n} {lab} submissions, {versus} ({stamp})\n\n"
+            what = "honest variations (tests/honest_variants.py)" if args.variants else "submissions"
+            section = (f"\n## Autograder: {args.n} {lab} {what}, {versus} ({stamp})\n\n"
                        f"`{' '.join(['python', 'benchmarks/bench_grading.py'] + sys.argv[1:])}` on {cores} usable "
                        f"cores ({platform.processor() or platform.machine()}, shared machine), COURSE_QUICK=1.\n\n"
                        f"```\n{text}\n{verdict}\n```\n")

@@ -360,11 +360,12 @@ def test_hostile_submissions_gain_nothing_and_the_batch_carries_on(course, tmp_p
     inbox.mkdir()
     (inbox / "honest.ipynb").write_text(_with_cell(course, "import warnings, sys\nwarnings.warn('noise')\n"
                                                            "print('to stderr', file=sys.stderr)"))
+    # wrong answers, then (below the test cells, where each task is judged) versions that equal anything
     (inbox / "rigged.ipynb").write_text(_with_cell(course, (
         "class Anything:\n    def __eq__(self, other):\n        return True\n"
         "def add(a, b):\n    return Anything()\n"
         "def scale(xs, k):\n    return Anything()\n"
-        "def mean(xs):\n    return Anything()")))
+        "def mean(xs):\n    return Anything()"), **ALL_WRONG))
     (inbox / "patcher.ipynb").write_text(_with_cell(
         course, "import unittest\nunittest.TestCase.assertEqual = lambda *a, **k: None", **ALL_WRONG))
     (inbox / "exits.ipynb").write_text(_with_cell(course, "import sys\nsys.exit(0)", **ALL_WRONG))

@@ -28,8 +28,9 @@ def test_check_here_sees_a_fix_made_after_the_last_save(course, tmp_path):
     assert "2/3 tasks pass" in cli(course, "check", str(saved), check=False).stdout
     nb = nbformat.read(saved, as_version=4)
     fixed = f"{SIGNATURES['impl_mean']}\n    {BODIES['impl_mean']['right']}"
-    nb.cells += [nbformat.v4.new_code_cell(fixed),                       # fixed on screen and run, not saved
-                 nbformat.v4.new_code_cell("from coursekit.checks import check_here\ncheck_here()")]
+    answer = next(c for c in nb.cells if (c.metadata.get("nbgrader") or {}).get("grade_id") == "impl_mean")
+    answer.source = fixed                                                # fixed on screen and run, not saved
+    nb.cells.append(nbformat.v4.new_code_cell("from coursekit.checks import check_here\ncheck_here()"))
     on_screen = tmp_path / "on-screen.ipynb"
     nbformat.write(nb, on_screen)
     executed, _ = execute_notebook(on_screen, env={**env(course), "JPY_SESSION_NAME": str(saved)}, allow_errors=True)
@@ -38,6 +39,22 @@ def test_check_here_sees_a_fix_made_after_the_last_save(course, tmp_path):
     assert "(progress recorded)" in shown
     checks = json.loads((course / ".progress" / "progress.json").read_text())["labs"][LAB]["checks"]
     assert [(c["passed"], c["total"]) for c in checks][-1] == (3, 3)
+
+
+def test_check_here_reports_each_task_as_its_test_cell_ran_it(course, tmp_path):
+    """The grader judges a task at its test cell: a scratch version defined below it changes nothing,
+    and check_here() says so, and that the function was defined again after its test cell ran."""
+    nb = nbformat.reads(notebook_text(course), as_version=4)
+    wrong = f"{SIGNATURES['impl_mean']}\n    {BODIES['impl_mean']['wrong']}"
+    nb.cells += [nbformat.v4.new_code_cell(wrong),                       # scratch, below the test cell
+                 nbformat.v4.new_code_cell("from coursekit.checks import check_here\ncheck_here(record=False)")]
+    path = tmp_path / NB
+    nbformat.write(nb, path)
+    executed, _ = execute_notebook(path, env={**env(course), "JPY_SESSION_NAME": str(path)}, allow_errors=True)
+    shown = outputs_text(executed)
+    assert "3/3 tasks pass" in shown, shown
+    assert "mean was defined again after that" in shown, shown
+    assert "3/3 tasks pass" in cli(course, "check", str(path), check=False).stdout    # and the saved file
 
 
 def test_terminal_check_warns_when_the_open_notebook_ran_newer_code(course, lab_server, tmp_path):

@@ -126,3 +126,78 @@ def test_a_case_whose_right_answer_is_none_is_checked_not_refused(capsys):
     assert visible.run_task(single, lambda *args: None, want=visible.as_written) == 1
     with pytest.raises(visible.VisibleTestFailed, match="expected None, got 5"):
         visible.run_task(single, lambda *args: 5, want=visible.as_written)
+
+
+def test_reads_in_magics_and_literal_evals_count_and_dynamic_reach_keeps_everything():
+    """What an answer reads inside %%time, %time or an eval/exec of a literal keeps the statement
+    binding it; globals(), vars(), __main__ or an eval of a computed string may read any name, so every
+    statement runs. IPython's own `!command` and a model's .modules() are not such reads."""
+    setup = nbformat.v4.new_code_cell("import math\nimport json\nSLOW = sum(range(10))\nQUICK = True")
+
+    def kept(*answers: str) -> str:
+        """What runs of the setup cell."""
+        units = selfcheck.needed_code([setup, *[answer(a) for a in answers]], {"area"})
+        return "".join(u.source for u in units if u.cell == 0)
+
+    assert kept("def area(r):\n    return r") == ""                    # nothing of the setup is needed
+    assert "import math" in kept("%%time\ndef area(r):\n    return math.pi * r * r")
+    assert "import math" in kept("%time PI = math.pi\ndef area(r):\n    return PI * r * r")
+    assert "QUICK" in kept("%%capture\nN = 3 if QUICK else 9\ndef area(r):\n    return r")
+    assert "import math" in kept("def area(r):\n    return eval('math.pi') * r * r")
+    assert "import math" in kept("exec('import cmath')\ndef area(r):\n    return math.pi")
+    for dynamic in ("globals()['math'].pi", "vars()['math'].pi", "__import__('__main__').math.pi",
+                    "eval(name).pi", "sys.modules['__main__'].math.pi"):
+        assert "SLOW" in kept(f"import sys\nname = 'math'\ndef area(r):\n    return {dynamic}"), dynamic
+    assert "SLOW" in kept("import __main__\ndef area(r):\n    return __main__.math.pi")
+    assert "SLOW" not in kept("!echo hello\ndef area(r):\n    return len(list(r.modules()))")
+
+
+def write_lab(tmp_path: Path, edit) -> Path:
+    """Lab 2's solution with `edit(cells)` applied, saved as a student's copy."""
+    nb = nbformat.read(ROOT / "solutions" / LAB / f"{LAB}.ipynb", as_version=4)
+    edit(nb.cells)
+    path = tmp_path / f"{LAB}.ipynb"
+    nbformat.write(nb, path)
+    return path
+
+
+def place(cells, grade_id: str) -> int:
+    return next(n for n, c in enumerate(cells) if (c.metadata.get("nbgrader") or {}).get("grade_id") == grade_id)
+
+
+def test_each_task_is_checked_at_its_test_cell(tmp_path):
+    """As the grader and nbgrader judge them: a stub or scratch version run below a test cell changes
+    nothing, and a helper defined below its test cell is not there yet."""
+    stub = "def pipeline_bubble(stages, microbatches):\n    raise NotImplementedError()"
+    scratch = "def ring_allreduce_time(message_bytes, n, alpha, bandwidth):\n    return 0.0   # scratch"
+
+    def edit(cells):
+        cells.append(nbformat.v4.new_code_cell(stub))
+        cells.append(nbformat.v4.new_code_cell(scratch))
+        solution = cells[place(cells, "impl_ckpt")]
+        helper = solution.source.replace("def checkpoint_interval(", "def young_daly(")
+        solution.source = ("def checkpoint_interval(checkpoint_seconds, gpu_mtbf_hours, n_gpus):\n"
+                           "    return young_daly(checkpoint_seconds, gpu_mtbf_hours, n_gpus)")
+        cells.insert(place(cells, "test_ckpt") + 1, nbformat.v4.new_code_cell(helper))
+        tp = cells.pop(place(cells, "impl_tp"))                    # an answer moved below its test cell
+        cells.insert(place(cells, "test_tp") + 1, tp)
+
+    done = course_check(write_lab(tmp_path, edit), tmp_path)
+    tasks = len(json.loads((ROOT / "labs" / LAB / f"{LAB}.checks.json").read_text())["tasks"])
+    assert f"{tasks - 2}/{tasks} tasks pass" in done.stdout, done.stdout + done.stderr
+    assert "FAIL  Task (checkpoint interval)" in done.stdout and "young_daly" in done.stdout, done.stdout
+    assert "tp_comm_per_layer is not defined when its test cell runs" in done.stdout, done.stdout
+
+
+def test_an_edited_locked_cell_runs_as_released(tmp_path):
+    """nbgrader's autograde puts a locked cell back as released, so the grader and the check do too: an
+    answer that needs an import added to the (locked) setup cell fails, and the check says why."""
+    def edit(cells):
+        cells[place(cells, "setup")].source += "\nHALF = 0.5\n"
+        bubble = cells[place(cells, "impl_bubble")]
+        bubble.source = ("def pipeline_bubble(stages, microbatches):\n"
+                         "    return HALF * 2 * (stages - 1) / (microbatches + stages - 1)")
+
+    done = course_check(write_lab(tmp_path, edit), tmp_path)
+    assert "FAIL  Task (pipeline bubble)" in done.stdout and "HALF" in done.stdout, done.stdout + done.stderr
+    assert "cell 2 is locked and was changed: it runs as released" in done.stdout, done.stdout

@@ -1,7 +1,8 @@
 """A learner's check of what is on screen, not only of what was last saved.
 
-`check_here()` runs in the notebook's own kernel: it checks the functions the learner has run, as
-they are now. `course check NOTEBOOK` reads the saved file; `saved_version()` says which
+`check_here()` runs in the notebook's own kernel: it reports each task as its test cell last ran it
+(the grader judges a task at its test cell), and checks a task whose test cell has not run on its
+function as it is now. `course check NOTEBOOK` reads the saved file; `saved_version()` says which
 version that is, and `unsaved_work()` asks any running Jupyter server whether the notebook is open
 with a kernel that ran a cell after the last save (then the check is of an older version): the course's
 kernel records when it last ran one (coursekit/kernel_runs.py); a kernel that only started ran nothing.
@@ -10,15 +11,14 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from datetime import datetime, timezone
 from pathlib import Path
 
 from ..kernel_runs import last_run
 from .last import remember
-from .selfcheck import LAB_CALL, check_namespace, lab_of, record_progress, render
+from .selfcheck import DEF, LAB_CALL, check_namespace, lab_of, record_progress, render
+from .visible import AT_TEST_CELL
 
-DEF = re.compile(r"^def (\w+)\(", flags=re.MULTILINE)
 SLACK_S = 2.0  # a save and the kernel's idle message after it arrive within a moment of each other
 
 
@@ -115,7 +115,8 @@ def _lab_in_kernel(namespace: dict) -> str | None:
 
 
 def check_here(lab_id: str | None = None, *, record: bool = True) -> int:
-    """Check the functions this notebook's kernel has defined, as they are now; returns tasks passed."""
+    """Each task as its test cell last ran in this kernel, else its function checked as it is now;
+    returns tasks passed."""
     from IPython import get_ipython
 
     shell = get_ipython()
@@ -124,7 +125,8 @@ def check_here(lab_id: str | None = None, *, record: bool = True) -> int:
     lab_id = lab_id or _lab_in_kernel(shell.user_ns)
     if lab_id is None:
         raise ValueError("cannot tell which lab this is: name it, e.g. check_here('lab1-roofline')")
-    checks = check_namespace(lab_id, shell.user_ns, _defined_in(_notebook_of_kernel(shell.user_ns)))
+    seen = {grade_id: fn for (lab, grade_id), fn in AT_TEST_CELL.items() if lab == lab_id}
+    checks = check_namespace(lab_id, shell.user_ns, _defined_in(_notebook_of_kernel(shell.user_ns)), seen)
     report = render(lab_id, checks, [])
     print(report)
     remember(lab_id, report, "check_here()")

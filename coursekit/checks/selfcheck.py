@@ -19,11 +19,13 @@ import symtable
 from dataclasses import dataclass
 from pathlib import Path
 
-from coursekit.nbcells import is_answer_cell, is_test_cell
+from coursekit.nbcells import as_autograded, is_answer_cell, is_test_cell, locked_sources, nbgrader_meta
+from coursekit.paths import course_root
 
-from .visible import as_written, load_checks, run_task
+from .visible import as_written, load_checks, passed_message, run_task
 
 LAB_CALL = re.compile(r"run_visible\(\s*['\"]([^'\"]+)['\"]")
+DEF = re.compile(r"^def (\w+)\(", flags=re.MULTILINE)      # a function a cell defines
 # Set for the check as the grader's workers set them (autograder/engine.py), unless the learner set them:
 # measurement cells take their small sizes, plots draw nowhere, and torch computes on one thread (its
 # pool's size is read from OMP_NUM_THREADS when the learner's code imports torch). A visible case's
@@ -51,7 +53,9 @@ def lab_of(notebook: dict, path: Path) -> str:
 
 
 def _names(source: str) -> tuple[set[str], set[str]]:
-    """(global names `source` binds, global names it or its functions read); SyntaxError if it is not valid."""
+    """(global names `source` binds, global names it or its functions read, code in magics and eval/exec
+    strings included); SyntaxError if it is not valid. DYNAMIC among the reads: it reaches names that
+    cannot be told (globals(), __main__, eval of a computed string, ...)."""
     table = symtable.symtable(source, "<cell>", "exec")
     bound = {s.get_name() for s in table.get_symbols() if s.is_assigned() or s.is_imported()}
     read = {s.get_name() for s in table.get_symbols() if s.is_referenced()}
@@ -60,7 +64,59 @@ def _names(source: str) -> tuple[set[str], set[str]]:
         child = inner.pop()
         read |= {s.get_name() for s in child.get_symbols() if s.is_global() and s.is_referenced()}
         inner += child.get_children()
+    for code in _reached(ast.parse(source), read):
+        more = _names_of_code(code)
+        bound |= more[0]
+        read |= more[1]
     return bound, read
+
+
+DYNAMIC = "<dynamic>"         # a read standing for "any name": keep everything
+# Names whose use reads the namespace by a name computed at run time; attributes that are a namespace.
+DYNAMIC_CALLS = {"globals", "vars", "locals", "eval", "exec", "compile", "__import__", "get_ipython"}
+DYNAMIC_ATTRIBUTES = {"user_ns", "user_global_ns", "f_globals", "__globals__", "modules", "__dict__"}
+MAGIC_CALLS = {"run_cell_magic", "run_line_magic"}
+SHELL_CALLS = MAGIC_CALLS | {"system", "getoutput"}      # what IPython's own syntax asks get_ipython() for
+
+
+def _reached(tree: ast.AST, read: set[str]) -> list[str]:
+    """Code `tree` runs from strings (a magic's body or line, eval/exec of a literal); adds DYNAMIC to
+    `read` when it reaches the namespace in a way no reading of the code can follow."""
+    codes, understood = [], set()        # calls whose reach is read from their literal strings
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        strings = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        if isinstance(node.func, ast.Attribute) and node.func.attr in SHELL_CALLS:
+            understood.add(id(node.func.value))            # get_ipython().run_cell_magic(name, line, body)
+            codes += strings[1:] if node.func.attr in MAGIC_CALLS else []
+        elif isinstance(node.func, ast.Name) and node.func.id in ("eval", "exec") and node.args \
+                and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+            understood.add(id(node))
+            codes.append(node.args[0].value)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in DYNAMIC_CALLS \
+                and id(node) not in understood:
+            read.add(DYNAMIC)
+        elif isinstance(node, ast.Attribute) and node.attr in DYNAMIC_ATTRIBUTES and \
+                (node.attr != "modules" or isinstance(node.value, ast.Name) and node.value.id == "sys"):
+            read.add(DYNAMIC)
+        elif isinstance(node, ast.Constant) and node.value == "__main__" or \
+                isinstance(node, (ast.Import, ast.ImportFrom)) and "__main__" in {a.name for a in node.names} | {
+                    getattr(node, "module", None)}:
+            read.add(DYNAMIC)
+    return codes
+
+
+def _names_of_code(code: str) -> tuple[set[str], set[str]]:
+    """_names of code run from a string: IPython syntax allowed; a body that is not Python (a %%bash
+    cell, say) binds and reads nothing here."""
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    try:
+        return _names(TransformerManager().transform_cell(code))
+    except (SyntaxError, ValueError, RecursionError):
+        return set(), set()
 
 
 @dataclass
@@ -110,6 +166,8 @@ def needed_code(cells: list[dict], functions: set[str]) -> list[_Unit]:
     while True:
         for n in keep:
             needed |= units[n].names[1] if units[n].names else set()
+        if DYNAMIC in needed:     # kept code reads names no analysis can tell (globals(), __main__, ...)
+            return units
         more = {n for n, u in enumerate(units) if n not in keep and u.names and u.names[0] & needed}
         if not more:
             return [u for n, u in enumerate(units) if n in keep]
@@ -136,45 +194,95 @@ def run_check(path: Path, every_cell: bool = False) -> tuple[str, list[TaskCheck
     os.chdir(Path(path).resolve().parent)            # notebooks open files relative to their folder
     tasks = load_checks(lab_id)                      # an unknown lab fails before any cell runs
     shell = InteractiveShell.instance()
-    problems = []
+    cells, problems = as_released(notebook["cells"], lab_id)
     functions = {t.function for t in tasks.values()}
-    units = every_code_cell(notebook["cells"]) if every_cell else needed_code(notebook["cells"], functions)
+    units = every_code_cell(cells) if every_cell else needed_code(cells, functions)
+    # Each task is checked where its test cell stands, as the grader and a run from the top judge it.
+    places = where_judged(cells, set(tasks))
+    pending = sorted((places.get(grade_id, len(cells)), grade_id) for grade_id in tasks)
+    checks: dict[str, TaskCheck] = {}
+    defined = {name for c in cells if c.get("cell_type") == "code" for name in DEF.findall("".join(c.get("source", "")))}
+
+    def at_test_cell(grade_id: str) -> TaskCheck:
+        task = tasks[grade_id]
+        fn = shell.user_ns.get(task.function)
+        if not callable(fn) and task.function in defined and grade_id in places:
+            return TaskCheck(grade_id, task.title, False, f"{task.function} is not defined when its test cell "
+                             "runs: the grader judges each task at its test cell, so define it in a cell above "
+                             "that one (or fix the error that stopped its cell)")
+        return check_task(task, fn)
+
     for unit in units:
+        while pending and pending[0][0] < unit.cell:
+            grade_id = pending.pop(0)[1]
+            checks[grade_id] = at_test_cell(grade_id)
         index = unit.cell + 1
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             outcome = shell.run_cell(unit.source, store_history=False, silent=True)
         error = outcome.error_before_exec or outcome.error_in_exec
         if error is not None and not isinstance(error, NotImplementedError):
             problems.append(f"cell {index} raised {type(error).__name__}: {error}")
-    return lab_id, check_namespace(lab_id, shell.user_ns), problems
+    for _, grade_id in pending:
+        checks[grade_id] = at_test_cell(grade_id)
+    return lab_id, [checks[grade_id] for grade_id in tasks], problems
 
 
-def check_namespace(lab_id: str, namespace: dict, in_notebook: frozenset = frozenset()) -> list[TaskCheck]:
+def as_released(cells: list[dict], lab_id: str) -> tuple[list[dict], list[str]]:
+    """The cells as the grader runs them (nbgrader's rule): a locked cell the learner changed runs as the
+    course released it (labs/<lab>/<lab>.ipynb under the course root); and a note for each such cell."""
+    release = course_root() / "labs" / lab_id / f"{lab_id}.ipynb"
+    try:
+        locked = locked_sources(json.loads(release.read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        return cells, []                             # a lone downloaded lab: nothing to compare with
+    restored = as_autograded(cells, locked)
+    notes = [f"cell {n + 1} is locked and was changed: it runs as released, as the grader runs it"
+             for n, (mine, theirs) in enumerate(zip(cells, restored))
+             if mine is not theirs and "".join(mine.get("source", "")) != theirs["source"]]
+    return restored, notes
+
+
+def where_judged(cells: list[dict], grade_ids: set[str]) -> dict[str, int]:
+    """grade_id -> index of the test cell judging it."""
+    return {nbgrader_meta(c)["grade_id"]: n for n, c in enumerate(cells)
+            if is_test_cell(c) and nbgrader_meta(c).get("grade_id") in grade_ids}
+
+
+def check_namespace(lab_id: str, namespace: dict, in_notebook: frozenset = frozenset(),
+                    seen: dict | None = None) -> list[TaskCheck]:
     """Every task's visible cases on the functions defined in `namespace`; `in_notebook` names the
-    functions the notebook's cells define, so a missing one whose cell exists is said to be not run."""
+    functions the notebook's cells define, so a missing one whose cell exists is said to be not run.
+    `seen` (grade_id -> visible.TestCellRun) holds each test cell's last run: that outcome is the
+    task's, as the grader judges each task at its test cell, and a redefinition since is pointed out."""
     checks = []
     for task in load_checks(lab_id).values():
-        fn = namespace.get(task.function)
-        if not callable(fn):
-            why = (f"the cell that defines {task.function} has not run in this kernel (Run All stops at the "
-                   "first error: run that cell, Shift+Enter)" if task.function in in_notebook
-                   else f"define a function named {task.function}")
-            checks.append(TaskCheck(task.grade_id, task.title, False, why))
+        run = (seen or {}).get(task.grade_id)
+        if run is None:
+            checks.append(check_task(task, namespace.get(task.function), in_notebook))
             continue
-        printed = io.StringIO()
-        try:
-            with contextlib.redirect_stdout(printed):
-                run_task(task, fn, want=as_written)
-        except AssertionError as error:
-            checks.append(TaskCheck(task.grade_id, task.title, False, str(error)))
-        except Exception as error:   # a broken check must not hide the other tasks' results
-            checks.append(TaskCheck(task.grade_id, task.title, False, f"{type(error).__name__}: {error}"))
-        else:
-            cases = printed.getvalue().count("ok ")
-            warning = next((l for l in printed.getvalue().splitlines() if l.startswith("warning: ")), "")
-            checks.append(TaskCheck(task.grade_id, task.title, True,
-                                    f"{cases} visible case(s) pass" + (f"; {warning}" if warning else "")))
+        note = ("as its test cell last ran it" if namespace.get(task.function) is run.fn else
+                f"as its test cell last ran it; {task.function} was defined again after that, and the grader "
+                "judges each task at its test cell: run that cell again (or Run All) to check the new one")
+        checks.append(TaskCheck(task.grade_id, task.title, run.passed, f"{run.message} ({note})"))
     return checks
+
+
+def check_task(task, fn, in_notebook: frozenset = frozenset()) -> TaskCheck:
+    """One task's visible cases on `fn` (None: not defined)."""
+    if not callable(fn):
+        why = (f"the cell that defines {task.function} has not run in this kernel (Run All stops at the "
+               "first error: run that cell, Shift+Enter)" if task.function in in_notebook
+               else f"define a function named {task.function}")
+        return TaskCheck(task.grade_id, task.title, False, why)
+    printed = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(printed):
+            run_task(task, fn, want=as_written)
+    except AssertionError as error:
+        return TaskCheck(task.grade_id, task.title, False, str(error))
+    except Exception as error:   # a broken check must not hide the other tasks' results
+        return TaskCheck(task.grade_id, task.title, False, f"{type(error).__name__}: {error}")
+    return TaskCheck(task.grade_id, task.title, True, passed_message(printed.getvalue()))
 
 
 def record_progress(lab_id: str, passed: int, total: int) -> bool:

@@ -6,7 +6,10 @@ encode and compare them). Nothing here needs the grader, the solutions or the hi
 """
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import sys
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -94,13 +97,52 @@ def load_checks(lab_id: str) -> dict[str, VisibleTask]:
     return _LOADED[path][1]
 
 
+@dataclass(frozen=True)
+class TestCellRun:
+    """What a task's test cell saw when it last ran in this kernel: the function and the outcome."""
+    fn: Callable[..., Any]
+    passed: bool
+    message: str
+
+
+# (lab, grade_id) -> its test cell's last run in this kernel: `check_here()` reports that, as the grader
+# judges each task at its test cell.
+AT_TEST_CELL: dict[tuple[str, str], TestCellRun] = {}
+
+
+class _Tee(io.StringIO):
+    """Keeps what the checks print and passes it on to the notebook."""
+
+    def __init__(self, out) -> None:
+        super().__init__()
+        self.out = out
+
+    def write(self, text: str) -> int:
+        self.out.write(text)
+        return super().write(text)
+
+
 def run_visible(lab_id: str, grade_id: str, fn: Callable[..., Any]) -> int:
     """Run the task's visible cases on `fn`; print "ok <case>" for each, raise VisibleTestFailed
     (an AssertionError that IPython shows as its message alone) on the first miss."""
     tasks = load_checks(lab_id)
     if grade_id not in tasks:
         raise KeyError(f"{checks_file(lab_id)} has no task {grade_id!r}")
-    return run_task(tasks[grade_id], fn, want=as_written)
+    printed = _Tee(sys.stdout)
+    try:
+        with contextlib.redirect_stdout(printed):
+            passed = run_task(tasks[grade_id], fn, want=as_written)
+    except AssertionError as error:
+        AT_TEST_CELL[(lab_id, grade_id)] = TestCellRun(fn, False, str(error))
+        raise
+    AT_TEST_CELL[(lab_id, grade_id)] = TestCellRun(fn, True, passed_message(printed.getvalue()))
+    return passed
+
+
+def passed_message(printed: str) -> str:
+    """A passing task's line in a check, from what its cases printed."""
+    warning = next((line for line in printed.splitlines() if line.startswith("warning: ")), "")
+    return f"{printed.count('ok ')} visible case(s) pass" + (f"; {warning}" if warning else "")
 
 
 def as_written(case: Case) -> Any:
