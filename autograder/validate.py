@@ -199,10 +199,13 @@ def _tests_run(spec: LabSpec, folder: Path, env: dict, report: Report) -> dict[s
     from nbclient import NotebookClient
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
+    from coursekit.site.execute import kernel_transport
+
     path = folder / spec.notebook
     nb = nbformat.read(path, as_version=4)
+    # Unix sockets in the run's own folder, not TCP ports another kernel on a busy machine may also pick.
     client = NotebookClient(nb, timeout=max(30, int(spec.budget_s * 2)), kernel_name="python3", allow_errors=True,
-                            resources={"metadata": {"path": str(folder)}})
+                            resources={"metadata": {"path": str(folder)}}, config=kernel_transport(folder))
     start = time.perf_counter()
     import os
 

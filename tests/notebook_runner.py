@@ -7,6 +7,7 @@ import hashlib
 import json
 import os
 import re
+import tempfile
 import time
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError
 
+from coursekit.site.execute import kernel_transport
 from run_once import locked
 
 
@@ -25,8 +27,11 @@ def execute_notebook(path: Path, *, env: dict | None = None, timeout: int = 300,
                      allow_errors: bool = False) -> tuple[nbformat.NotebookNode, float]:
     """Run every cell with the notebook's folder as cwd; return the executed notebook and seconds."""
     nb = nbformat.read(path, as_version=4)
+    # Unix sockets in a private folder, not TCP ports that another kernel of a busy run may also pick.
+    sockets = tempfile.TemporaryDirectory(prefix="course-test-kernel-")
     client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=allow_errors,
-                            resources={"metadata": {"path": str(path.parent)}})
+                            resources={"metadata": {"path": str(path.parent)}},
+                            config=kernel_transport(Path(sockets.name)))
     started: list[int] = []  # the last cell started is the one that failed, error or timeout alike
     client.on_cell_start = lambda cell, cell_index: started.append(cell_index)
     saved = dict(os.environ)
@@ -45,6 +50,7 @@ def execute_notebook(path: Path, *, env: dict | None = None, timeout: int = 300,
     finally:
         os.environ.clear()
         os.environ.update(saved)
+        sockets.cleanup()
     return nb, time.perf_counter() - start
 
 
