@@ -78,7 +78,7 @@ def test_run_all_and_autosave_leave_the_lesson_and_git_pull_works(tmp_path, brow
             open_from_path(page, PROBE)
             run_all_cells(page, until=page.locator(".jp-OutputArea-output:visible", has_text="mine").first)
             wait_for(lambda: "mine" in json.dumps(json.loads((student / PROBE).read_text())["cells"][0]["outputs"]),
-                     timeout=60, what="autosave to write the learner's own notebook")
+                     timeout=180, what="autosave to write the learner's own notebook")
             page.screenshot(path=str(artifacts_dir / "lesson-after-autosave.png"))
             assert not page.locator(".jp-Dialog").count(), page.locator(".jp-Dialog").inner_text()
             assert (student / LESSON).read_bytes() == shipped
