@@ -53,7 +53,7 @@ def build_index(root: Path) -> nbformat.NotebookNode:
         code("from coursekit.device import pick_device\n\n"
              "device = pick_device()"),
         md("Your progress so far (quizzes, module tests and lab checks; the same as `course progress`):"),
-        code("from coursekit.progress import show_progress\n\n"
+        code("from coursekit.progress_report import show_progress\n\n"
              "show_progress()"),
     ]
     for module_id, title, lab_id in MODULES:

@@ -192,3 +192,38 @@ def report_html(modules: list[Module], link_from: str = "course") -> str:
         rows.append("</tbody>")
     return (f"<table class='course-progress-table'>{''.join(rows)}</table>"
             f"<p style='color: var(--jp-ui-font-color2)'>{html.escape(MEANING)}</p>")
+
+
+# What `course progress` prints and the start page shows (progress.py keeps the store; this reads it).
+def format_summary() -> str:
+    """`course progress`: every lesson, lab and module test with its state."""
+    lines = [f"Progress store: {progress.store_path()}"]
+    for note in progress.load()["recovered"]:
+        lines.append(f"NOTE: an unreadable store was backed up to {note['backup']} on {note['time']} ({note['error']})")
+    lines.append(format_report(course_report()))
+    return "\n".join(lines)
+
+
+def progress_html() -> str:
+    """The start page's table: the same report as `course progress`."""
+    notes = "".join(f"<p class='course-progress-note'>An unreadable store was backed up to "
+                    f"<code>{html.escape(n['backup'])}</code> ({html.escape(n['error'])}).</p>"
+                    for n in progress.load()["recovered"])
+    return (f"<div class='course-progress' style='color: var(--jp-ui-font-color1)'>{notes}{report_html(course_report())}"
+            f"<p style='color: var(--jp-ui-font-color2)'>Stored in <code>{html.escape(str(progress.store_path()))}</code>. "
+            f"{snapshot_note()}</p></div>")
+
+
+def snapshot_note() -> str:
+    """An output saved with a notebook outlives the store it read: say when it was read."""
+    from datetime import datetime
+
+    return (f"<span class='course-progress-snapshot'>Read at {datetime.now():%H:%M on %d %B %Y}: run this cell "
+            "again to see your progress now (<code>course progress</code> always does).</span>")
+
+
+def show_progress():
+    """Display the same per-module summary as `course progress` (the start page calls this)."""
+    from IPython.display import HTML, display
+
+    display(HTML(progress_html()))

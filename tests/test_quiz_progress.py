@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from coursekit import progress
+from coursekit import progress, progress_report
 from coursekit.quiz.cli import register
 
 
@@ -45,11 +45,11 @@ def test_records_persist_and_summarise(store):
     assert report["m1"]["module_test"]["passed"] is True and report["m1"]["module_test"]["best_score"] == "12/15"
     assert report["m1"]["labs"]["lab1-roofline"] == {"checks": 2, "latest": "5/5", "best": "5/5", "all_passed": True}
     assert report["m3"]["labs"]["lab3-kv-cache"]["all_passed"] is False
-    text = progress.format_summary()
+    text = progress_report.format_summary()
     assert "quiz 1/2 right on the first try (best of 1 attempt)" in text
     assert "passed: best 12/15 right, pass mark 80%" in text
     assert "(lab3-kv-cache): 1 of 4 visible tests pass" in text
-    html = progress.progress_html()
+    html = progress_report.progress_html()
     assert "course-progress-table" in html and "(lab1-roofline)</a></td><td>all 5 visible tests pass" in html
     assert "quiz 1/2 right on the first try" in html
 
@@ -60,7 +60,7 @@ def test_summary_counts_questions_answered_in_the_latest_attempt(store):
         progress.record_quiz("m1-l2", module="m1", seed=1, shown=shown, item_id=item, response=0, correct=correct)
     progress.record_quiz("m1-l2", module="m1", seed=2, shown=shown, item_id="a", response=0, correct=True)
     assert progress.summary()["m1"]["quizzes"]["m1-l2"]["answered"] == 1
-    text = progress.format_summary()
+    text = progress_report.format_summary()
     assert "in progress  Lesson 2: Memory in bytes per parameter: quiz: 1 of 3 questions answered right" in text
 
 
@@ -83,7 +83,7 @@ def test_corrupt_store_is_backed_up_and_reported(store, capsys):
     data = progress.load()
     assert data["labs"]["lab1-roofline"]["checks"][-1]["passed"] == 2
     assert data["recovered"][0]["backup"] == str(backups[0])
-    assert "backed up to" in progress.format_summary()
+    assert "backed up to" in progress_report.format_summary()
     store.write_text(json.dumps({"something": "else"}))                           # valid JSON, wrong shape
     with pytest.warns(progress.CorruptStoreWarning):
         progress.load()
@@ -144,7 +144,7 @@ def test_show_progress_displays_summary(store, monkeypatch):
     progress.record_lab_check("lab1-roofline", 1, 3)
     shown = []
     monkeypatch.setattr("IPython.display.display", lambda obj: shown.append(obj))
-    progress.show_progress()
+    progress_report.show_progress()
     assert "(lab1-roofline)</a></td><td>1 of 3 visible tests pass" in shown[0].data
     # a notebook saved with this output keeps a snapshot: it says when it was read and how to refresh it
     assert "course-progress-snapshot" in shown[0].data and "run this cell again" in shown[0].data

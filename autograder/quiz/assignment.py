@@ -12,7 +12,7 @@ import json
 from functools import lru_cache
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import nbformat
 
@@ -20,7 +20,8 @@ from coursekit.quiz.bank import Bank, BankError, pool, resolve_root
 from coursekit.quiz.engine import Question, build_quiz, derive_seed
 from coursekit.quiz.selftest import bank_problems
 
-from ..course import Course
+if TYPE_CHECKING:   # only a type here: course.py dispatches to this module, never the other way round
+    from ..course import Course
 
 QUIZ_FILE = "quiz.json"
 META = "course_quiz"                    # notebook and cell metadata key (student side reads it too)

@@ -315,7 +315,7 @@ def render(lab_id: str, checks: list[TaskCheck], problems: list[str]) -> str:
 
 def check_notebook(path: Path, every_cell: bool = False) -> int:
     """`course check NOTEBOOK`: print the check of the saved file; exit status 0 when every task passes."""
-    from .onscreen import saved_version, unsaved_work
+    from .saved import saved_version, unsaved_work
 
     path = Path(path).resolve()                       # running the cells changes the working folder
     stale = unsaved_work(path) if path.is_file() else None   # asked first: running the cells takes a while

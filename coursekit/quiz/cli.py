@@ -69,7 +69,9 @@ def cmd_progress(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(progress.summary(), indent=1))
     else:
-        print(progress.format_summary())
+        from ..progress_report import format_summary
+
+        print(format_summary())
     return 0
 
 
