@@ -47,8 +47,36 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def lesson_item(title: str, path: str, attempts: list[dict]) -> Item:
-    """Done once any attempt finished, with the best one: a new attempt never undoes a lesson."""
+EXERCISES = Path(__file__).with_name("exercises") / "lessons"   # <lesson>.yaml, coursekit/exercises/bank.py
+
+
+def lesson_exercises(lesson: str) -> list[str]:
+    """The ids of a lesson's exercises, read from its file without computing their answers (that
+    imports the course's models: seconds, too slow for `course progress`)."""
+    import yaml
+
+    path = EXERCISES / f"{lesson}.yaml"
+    try:
+        entries = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("exercises") or []
+    except (OSError, yaml.YAMLError, AttributeError):
+        return []     # a broken file is `course doctor`'s and the exercise's own error to report
+    return [e["id"] for e in entries if isinstance(e, dict) and isinstance(e.get("id"), str)]
+
+
+def exercises_detail(lesson: str, revealed: dict) -> str:
+    ids = lesson_exercises(lesson)
+    done = sum(bool(revealed.get(i, {}).get("reveals")) for i in ids)
+    return f"; exercises: {done} of {len(ids)} answered and revealed" if ids else ""
+
+
+def lesson_item(title: str, path: str, attempts: list[dict], exercises: str = "") -> Item:
+    """Done once any attempt finished, with the best one: a new attempt never undoes a lesson. The
+    lesson's exercises (`exercises`, a detail) are said, not counted: a quiz decides the state."""
+    item = _quiz_item(title, path, attempts)
+    return replace(item, detail=item.detail + exercises)
+
+
+def _quiz_item(title: str, path: str, attempts: list[dict]) -> Item:
     if not attempts:
         return Item(title, path, NOT_STARTED, "quiz not answered yet")
     latest = attempts[-1]
@@ -135,7 +163,8 @@ def course_report(root: Path | None = None, data: dict | None = None) -> list[Mo
         items = []
         for step in steps:
             if step.kind == "lesson":
-                items.append(lesson_item(step.title, step.path, data["quizzes"].get(step.key, {}).get("attempts", [])))
+                items.append(lesson_item(step.title, step.path, data["quizzes"].get(step.key, {}).get("attempts", []),
+                                         exercises_detail(step.key, data.get("exercises", {}))))
             elif step.kind == "lab":
                 path = work_path(step) if (root / work_path(step)).exists() else step.path
                 items.append(lab_item(step.title, path, data["labs"].get(step.key, {}).get("checks", [])))

@@ -62,6 +62,7 @@ def problems(data: Any) -> list[str]:
             if not (isinstance(a, dict) and isinstance(a.get("bank"), str) and _is_int(a.get("score"))
                     and _is_int(a.get("total")) and 0 <= a["score"] <= a["total"] and isinstance(a.get("passed"), bool)):
                 found.append(f"{where}.attempts[{n}]: expected bank, score and total (0 <= score <= total) and passed")
+    found += _exercise_problems(data.get("exercises", {}))
     for lab, entry in data["labs"].items():
         where = f"labs.{lab}"
         if not isinstance(entry, dict) or not isinstance(entry.get("checks"), list):
@@ -71,6 +72,24 @@ def problems(data: Any) -> list[str]:
             if not (isinstance(c, dict) and _is_int(c.get("passed")) and _is_int(c.get("total"))
                     and 0 <= c["passed"] <= c["total"]):
                 found.append(f"{where}.checks[{n}]: expected passed and total (0 <= passed <= total)")
+    return found
+
+
+def _exercise_problems(exercises: Any) -> list[str]:
+    """The optional exercises section (older stores have none): id -> its lesson and the reveals."""
+    if not isinstance(exercises, dict):
+        return [f"exercises: expected an object, found {type(exercises).__name__}"]
+    found = []
+    for exercise, entry in exercises.items():
+        where = f"exercises.{exercise}"
+        if not isinstance(entry, dict) or not isinstance(entry.get("lesson"), str) or not isinstance(entry.get("reveals"), list):
+            found.append(f"{where}: expected an object with its lesson and a list of reveals")
+            continue
+        for n, r in enumerate(entry["reveals"]):
+            if not (isinstance(r, dict) and isinstance(r.get("time"), str) and isinstance(r.get("close"), bool)
+                    and all(isinstance(r.get(k), (int, float)) and not isinstance(r.get(k), bool)
+                            for k in ("prediction", "answer", "off_pct"))):
+                found.append(f"{where}.reveals[{n}]: expected time, prediction, answer, off_pct and close")
     return found
 
 
@@ -94,7 +113,7 @@ def _further(a: dict, b: dict) -> dict:
 
 
 def merge(data: dict, incoming: dict) -> int:
-    """Add `incoming`'s attempts and checks to `data` (in place); returns how many were added."""
+    """Add `incoming`'s attempts, checks and exercise reveals to `data` (in place); returns how many were added."""
     added = 0
     for bank, entry in incoming["quizzes"].items():
         mine = data["quizzes"].setdefault(bank, {"module": entry.get("module", "other"), "attempts": []})
@@ -132,11 +151,24 @@ def merge(data: dict, incoming: dict) -> int:
                 seen.add(_check_key(check))
                 added += 1
         mine["checks"].sort(key=lambda c: c.get("time") or "")
+    for exercise, entry in incoming.get("exercises", {}).items():
+        mine = data.setdefault("exercises", {}).setdefault(exercise, {"lesson": entry["lesson"], "reveals": []})
+        seen = {_reveal_key(r) for r in mine["reveals"]}
+        for reveal in entry["reveals"]:
+            if _reveal_key(reveal) not in seen:
+                mine["reveals"].append(dict(reveal))
+                seen.add(_reveal_key(reveal))
+                added += 1
+        mine["reveals"].sort(key=lambda r: r.get("time") or "")
     return added
 
 
 def _test_key(a: dict) -> str:
     return json.dumps([a.get("bank"), a.get("student"), a.get("attempt"), str(a.get("seed")), a.get("time")])
+
+
+def _reveal_key(r: dict) -> str:
+    return json.dumps([r.get("time"), r.get("prediction")])
 
 
 def _check_key(c: dict) -> str:

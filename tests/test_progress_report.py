@@ -13,6 +13,9 @@ from coursekit.progress_report import DONE, IN_PROGRESS, MEANING, NOT_STARTED, c
 ROOT = Path(__file__).resolve().parent.parent
 
 
+NO_EXERCISES = "; exercises: 0 of 3 answered and revealed"   # each lesson has three (tests/test_exercises.py)
+
+
 @pytest.fixture
 def store(tmp_path, monkeypatch):
     monkeypatch.setenv("COURSE_PROGRESS_DIR", str(tmp_path / "progress"))
@@ -41,9 +44,9 @@ def test_states_scores_and_shares(store):
                                 items={f"i{n}": {"response": n, "correct": n < 10} for n in range(15)})
     m1 = course_report(ROOT)[0]
     states = {i.title.split(":")[0]: (i.state, i.detail) for i in m1.items}
-    assert states["Lesson 1"] == (DONE, "quiz 1/2 right on the first try (best of 1 attempt)")
-    assert states["Lesson 2"] == (IN_PROGRESS, "quiz: 1 of 3 questions answered right")
-    assert states["Lesson 3"] == (NOT_STARTED, "quiz not answered yet")
+    assert states["Lesson 1"] == (DONE, "quiz 1/2 right on the first try (best of 1 attempt)" + NO_EXERCISES)
+    assert states["Lesson 2"] == (IN_PROGRESS, "quiz: 1 of 3 questions answered right" + NO_EXERCISES)
+    assert states["Lesson 3"] == (NOT_STARTED, "quiz not answered yet" + NO_EXERCISES)
     assert states["Lab 1"] == (DONE, "all 5 visible tests passed at your best check")
     assert states["Module 1 test"] == (IN_PROGRESS, "not passed yet: best 10/15 right, pass mark 80% (1 attempt)")
     assert m1.done == 2
@@ -62,7 +65,7 @@ def test_progress_never_goes_backwards(store):
     states = {i.title.split(":")[0]: (i.state, i.detail) for i in course_report(ROOT)[0].items}
     assert states["Lab 1"] == (IN_PROGRESS, "1 of 7 visible tests pass at your best check; your latest check: 0 of 7")
     assert states["Lesson 1"] == (DONE, "quiz 2/2 right on the first try (best of 2 attempts); a new attempt is "
-                                        "under way (0 of 2 questions answered right)")
+                                        "under way (0 of 2 questions answered right)" + NO_EXERCISES)
     progress.record_lab_check("lab1-roofline", 7, 7)
     progress.record_lab_check("lab1-roofline", 0, 7)
     lab = {i.title.split(":")[0]: i for i in course_report(ROOT)[0].items}["Lab 1"]
@@ -115,3 +118,16 @@ def test_the_table_has_column_headers_and_a_header_per_module(store):
     html = report_html(course_report())
     assert "<thead><tr><th scope='col'>State</th><th scope='col'>Lesson, lab or test</th><th scope='col'>Result</th>" in html
     assert html.count("scope='rowgroup'") == html.count("<tbody>") == 5
+
+
+def test_revealed_exercises_are_said_but_never_decide_a_lesson(store):
+    from coursekit.progress_report import lesson_exercises
+
+    ids = lesson_exercises("m1-l2")
+    assert len(ids) >= 3
+    for exercise in ids[:2]:
+        progress.record_exercise(exercise, lesson="m1-l2", prediction=1.0, answer=2.0, off_pct=-50.0, close=False)
+    progress.record_exercise(ids[0], lesson="m1-l2", prediction=2.0, answer=2.0, off_pct=0.0, close=True)  # again
+    lesson = {i.title.split(":")[0]: i for i in course_report(ROOT)[0].items}["Lesson 2"]
+    assert (lesson.state, lesson.detail) == (NOT_STARTED, f"quiz not answered yet; exercises: 2 of {len(ids)} "
+                                                          "answered and revealed")

@@ -302,3 +302,33 @@ def test_progress_this_browser_cannot_read_is_kept_aside_and_said(site_url, page
     assert page.locator(".course-quiz-history").inner_text() == "Attempt 2. Earlier attempts: #1: 0/1."
     assert page.locator(".course-site-quiz fieldset.course-quiz-item").count() == BANKS["m1-l2"].show
     assert not errors, errors
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_an_exercise_revealed_on_the_site_shows_in_its_progress_and_travels(site_url, page, tmp_path):  # noqa: F811
+    """Predict, commit, reveal an exercise on a lesson page: the start page's table says so, and the
+    exported file carries it to `course progress --import` (JupyterLab's table says the same)."""
+    errors = watch_errors(page)
+    page.goto(urljoin(site_url, LESSON))
+    box = page.locator(".course-exercise").first
+    box.locator("input").fill(box.get_attribute("data-answer"))
+    box.get_by_role("button", name="Commit my answer").click()
+    box.get_by_role("button", name="Reveal the worked answer").click()
+    assert "matches the worked answer" in box.locator(".course-exercise-result").inner_text()
+    page.goto(urljoin(site_url, "index.html"))
+    row = page.locator(".course-progress-table tr", has_text="Lesson 2: Memory in bytes per parameter")
+    assert "exercises: 1 of 3 answered and revealed" in row.inner_text(), row.inner_text()
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Export progress to a file").click()
+    exported = tmp_path / "course-progress.json"
+    download.value.save_as(exported)
+    env = {**os.environ, "COURSE_PROGRESS_DIR": str(tmp_path / "jupyterlab")}
+    done = subprocess.run([sys.executable, "-m", "coursekit.cli", "progress", "--import", str(exported)],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    shown = subprocess.run([sys.executable, "-m", "coursekit.cli", "progress"], env=env, capture_output=True,
+                           text=True, timeout=120).stdout
+    line = next(line for line in shown.splitlines() if "Memory in bytes per parameter" in line)
+    assert line.endswith("; exercises: 1 of 3 answered and revealed"), shown
+    assert not errors, errors

@@ -143,9 +143,11 @@ def test_report_and_merge_match_course_progress(tmp_path, monkeypatch):
                                 items={f"i{n}": {"response": n, "correct": n < 11} for n in range(15)}, pass_mark=0.8)
     progress.record_lab_check("lab1-roofline", 3, 5)
     progress.record_lab_check("lab2-parallelism", 4, 4)
+    progress.record_exercise("m1-l1-mfu-70b", lesson="m1-l1", prediction=0.4, answer=0.43, off_pct=-7.0, close=True)
     data = progress.load()
     want = [{"title": m.title, "items": [[i.title, i.state, i.detail, i.next] for i in m.items]}
             for m in course_report(ROOT, data)]
+    assert "exercises: 1 of 3 answered and revealed" in want[0]["items"][0][2]
     assert node({"op": "report", "outline": outline(ROOT), "data": data}) == want
 
     incoming = json.loads(json.dumps(data))
@@ -155,10 +157,15 @@ def test_report_and_merge_match_course_progress(tmp_path, monkeypatch):
                                     "items": {}, "started": "2026-01-01T00:00:00+00:00", "score": 0, "total": 1}]}
     incoming["module_tests"]["m1"]["attempts"].append({**data["module_tests"]["m1"]["attempts"][0], "time": "2027"})
     incoming["labs"]["lab1-roofline"]["checks"].append({"time": "2027", "passed": 5, "total": 5})
+    incoming["exercises"]["m1-l1-mfu-70b"]["reveals"].append(
+        {"time": "2027", "prediction": 0.5, "answer": 0.43, "off_pct": 16.279, "close": False})
+    incoming["exercises"]["m1-l2-x"] = {"lesson": "m1-l2", "reveals": [
+        {"time": "2027", "prediction": 1.0, "answer": 2.0, "off_pct": -50.0, "close": False}]}
     mine = json.loads(json.dumps(data))
     added = merge(mine, incoming)
     got = node({"op": "merge", "data": data, "incoming": incoming})
-    assert (got["added"], got["data"]) == (added, mine) and added == 3
+    assert (got["added"], got["data"]) == (added, mine) and added == 5
+    assert len(mine["exercises"]["m1-l1-mfu-70b"]["reveals"]) == 2
     assert mine["quizzes"]["m1-l2"]["attempts"][0]["items"]["d"]["correct"] is True
 
 
@@ -166,7 +173,9 @@ BAD_FILES = [("not json {", "a.json"), ("[]", "b.json"), ('{"schema": 2}', "c.js
              ('{"schema": 1, "quizzes": {}, "module_tests": {}, "labs": []}', "d.json"),
              ('{"schema": 1, "quizzes": {"q": {"attempts": [{"seed": 1, "shown": [1], "items": {}}]}}, '
               '"module_tests": {"m1": {"attempts": [{"bank": "b", "score": 16, "total": 15, "passed": true}]}}, '
-              '"labs": {"lab1": {"checks": [{"passed": "3", "total": 5}]}}}', "e.json")]
+              '"labs": {"lab1": {"checks": [{"passed": "3", "total": 5}]}}}', "e.json"),
+             ('{"schema": 1, "quizzes": {}, "module_tests": {}, "labs": {}, "exercises": {"x": {"lesson": "m1-l1", '
+              '"reveals": [{"time": "t", "prediction": "1", "answer": 2, "off_pct": 1, "close": true}]}, "y": []}}', "f.json")]
 
 
 def test_a_bad_progress_file_is_refused_with_its_name_and_problem():
@@ -182,4 +191,5 @@ def test_a_bad_progress_file_is_refused_with_its_name_and_problem():
     assert js[1:] == messages[1:]
     assert "quizzes.q.attempts[0].shown" in messages[4] and "module_tests.m1.attempts[0]" in messages[4]
     assert "labs.lab1.checks[0]" in messages[4]
+    assert "exercises.x.reveals[0]: expected time, prediction" in messages[5] and "exercises.y:" in messages[5]
     assert problems(json.loads(json.dumps(progress._empty()))) == []

@@ -137,6 +137,9 @@ SCRIPT = r"""<script>
         result.textContent = "Your prediction, " + typed + ", " + where + ", " + box.getAttribute("data-answer-text") + ": " + verdict;
         worked.hidden = false; reveal.disabled = true; feedback.textContent = "";
         worked.setAttribute("tabindex", "-1"); worked.focus();
+        box.dispatchEvent(new CustomEvent("course-exercise-revealed", {bubbles: true, detail: {
+          id: box.getAttribute("data-exercise"), lesson: box.getAttribute("data-lesson"), prediction: committed,
+          answer: answer, off_pct: off, close: close}}));
       });
     }
     window.courseExercises = {read: read, init: init};
@@ -152,7 +155,7 @@ def exercise_html(ex: Exercise, prompt_html: str, worked_html: str) -> str:
     """The form: prompt, a labelled text box, Commit, Reveal (enabled after a commit) and the hidden answer."""
     key = html.escape(ex.id)
     unit = f", in {ex.units}" if ex.units else ""
-    attrs = {"data-exercise": ex.id, "data-units": ex.units, "data-answer": repr(ex.answer),
+    attrs = {"data-exercise": ex.id, "data-lesson": ex.lesson, "data-units": ex.units, "data-answer": repr(ex.answer),
              "data-answer-text": ex.answer_text, "data-tolerance": repr(ex.tolerance)}
     attr_text = " ".join(f'{k}="{html.escape(v)}"' for k, v in attrs.items())
     return (f'{STYLE}<div class="course-exercise mathjax_ignore tex2jax_ignore" {attr_text}>{prompt_html}'

@@ -15,7 +15,7 @@ import json
 import shutil
 from pathlib import Path
 
-from ..progress_report import course_outline
+from ..progress_report import course_outline, lesson_exercises
 from ..quiz.bank import MODULE_TEST_SHOW, Bank, Item, pool
 from ..quiz.engine import Question, instantiate, key_text
 
@@ -87,7 +87,9 @@ def outline(root: Path) -> list[dict]:
     """The course's modules and steps (the same outline `course progress` reports on), with each page's
     address in the site."""
     return [{"title": title, "steps": [{"kind": s.kind, "key": s.key, "title": s.title, "path": s.path,
-                                        "href": s.path.rsplit(".", 1)[0] + ".html"} for s in steps]}
+                                        "href": s.path.rsplit(".", 1)[0] + ".html",
+                                        **({"exercises": lesson_exercises(s.key)} if s.kind == "lesson" else {})}
+                                       for s in steps]}
             for title, steps in course_outline(root)]
 
 

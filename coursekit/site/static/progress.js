@@ -30,7 +30,19 @@
     return shown.length > 0 && shown.every((i) => a.items[i] && a.items[i].correct);
   }
 
-  function lessonItem(title, path, attempts) {
+  function exercisesDetail(ids, revealed) {
+    /* progress_report.exercises_detail: said beside the quiz, never deciding the lesson's state */
+    if (!ids || !ids.length) return "";
+    const done = ids.filter((i) => ((revealed[i] || {}).reveals || []).length).length;
+    return `; exercises: ${done} of ${ids.length} answered and revealed`;
+  }
+
+  function lessonItem(title, path, attempts, exercises) {
+    const item = quizItem(title, path, attempts);
+    return { ...item, detail: item.detail + (exercises || "") };
+  }
+
+  function quizItem(title, path, attempts) {
     if (!attempts.length) return { title, path, state: NOT_STARTED, detail: "quiz not answered yet" };
     const latest = attempts[attempts.length - 1];
     const answered = Object.values(latest.items || {}).filter((v) => v.correct).length;
@@ -69,7 +81,8 @@
     const modules = outline.map((m) => ({
       title: m.title,
       items: m.steps.map((s) => {
-        const item = s.kind === "lesson" ? lessonItem(s.title, s.path, ((data.quizzes[s.key] || {}).attempts) || [])
+        const item = s.kind === "lesson" ? lessonItem(s.title, s.path, ((data.quizzes[s.key] || {}).attempts) || [],
+          exercisesDetail(s.exercises, data.exercises || {}))
           : s.kind === "lab" ? labItem(s.title, s.path, ((data.labs[s.key] || {}).checks) || [])
             : testItem(s.title, s.path, ((data.module_tests[s.key] || {}).attempts) || []);
         return { ...item, href: s.href, next: false };
@@ -150,12 +163,34 @@
         }
       });
     }
+    found.push(...exerciseProblems("exercises" in data ? data.exercises : {}));
     for (const [lab, entry] of Object.entries(data.labs)) {
       const where = `labs.${lab}`;
       if (!isObject(entry) || !Array.isArray(entry.checks)) { found.push(`${where}: expected an object with a list of checks`); continue; }
       entry.checks.forEach((c, n) => {
         if (!(isObject(c) && isInt(c.passed) && isInt(c.total) && c.passed >= 0 && c.passed <= c.total)) {
           found.push(`${where}.checks[${n}]: expected passed and total (0 <= passed <= total)`);
+        }
+      });
+    }
+    return found;
+  }
+
+  function exerciseProblems(exercises) {
+    /* progress_transfer._exercise_problems: the optional section of revealed exercises */
+    if (!isObject(exercises)) return [`exercises: expected an object, found ${typeName(exercises)}`];
+    const found = [];
+    const isNumber = (x) => typeof x === "number";
+    for (const [exercise, entry] of Object.entries(exercises)) {
+      const where = `exercises.${exercise}`;
+      if (!isObject(entry) || typeof entry.lesson !== "string" || !Array.isArray(entry.reveals)) {
+        found.push(`${where}: expected an object with its lesson and a list of reveals`);
+        continue;
+      }
+      entry.reveals.forEach((r, n) => {
+        if (!(isObject(r) && typeof r.time === "string" && typeof r.close === "boolean"
+          && ["prediction", "answer", "off_pct"].every((k) => isNumber(r[k])))) {
+          found.push(`${where}.reveals[${n}]: expected time, prediction, answer, off_pct and close`);
         }
       });
     }
@@ -178,6 +213,7 @@
   const copy = (x) => JSON.parse(JSON.stringify(x));
   const sortBy = (list, key) => list.sort((a, b) => { const x = a[key] || "", y = b[key] || ""; return x < y ? -1 : x > y ? 1 : 0; });
   const testKey = (a) => JSON.stringify([a.bank ?? null, a.student ?? null, a.attempt ?? null, String(a.seed ?? "None"), a.time ?? null]);
+  const revealKey = (r) => JSON.stringify([r.time ?? null, r.prediction ?? null]);
   const checkKey = (c) => JSON.stringify([c.time ?? null, c.passed ?? null, c.total ?? null]);
 
   // of two records of one question in one attempt, the further along: right now, then more tries
@@ -216,6 +252,13 @@
       const seen = new Set(mine.checks.map(checkKey));
       for (const c of entry.checks) if (!seen.has(checkKey(c))) { mine.checks.push({ ...c }); seen.add(checkKey(c)); added++; }
       sortBy(mine.checks, "time");
+    }
+    for (const [exercise, entry] of Object.entries(incoming.exercises || {})) {
+      const all = data.exercises || (data.exercises = {});
+      const mine = all[exercise] || (all[exercise] = { lesson: entry.lesson, reveals: [] });
+      const seen = new Set(mine.reveals.map(revealKey));
+      for (const r of entry.reveals) if (!seen.has(revealKey(r))) { mine.reveals.push({ ...r }); seen.add(revealKey(r)); added++; }
+      sortBy(mine.reveals, "time");
     }
     return { added };
   }

@@ -454,6 +454,19 @@
 
   const R = window.CourseProgress;
 
+  // An exercise's form (coursekit/exercises/page.py) says when a worked answer is revealed; the store
+  // keeps it as the JupyterLab widget does (progress.record_exercise), for the progress table.
+  document.addEventListener("course-exercise-revealed", (event) => {
+    const r = event.detail || {};
+    update((data) => {
+      const all = data.exercises || (data.exercises = {});
+      const entry = all[r.id] || (all[r.id] = { lesson: r.lesson, reveals: [] });
+      entry.reveals.push({ time: now(), prediction: r.prediction, answer: r.answer,
+        off_pct: Math.round(r.off_pct * 1000) / 1000, close: r.close });
+    });
+    document.dispatchEvent(new CustomEvent("course-progress-changed"));
+  });
+
   function progressBlock(root, outline, withTransfer) {
     const table = el("div", { class: "course-progress" });
     const status = el("p", { class: "course-progress-status", role: "status" });
