@@ -182,6 +182,25 @@ def check_banks(root: Path) -> Check:
     return Check("question banks", True, f"{len(bank_files(folder))} banks under {folder} load and pass their self-test")
 
 
+def check_exercises(folder: Path | None = None) -> Check:
+    """Every lesson's exercise file loads and computes its answers (the exercise cells refuse one that does not)."""
+    from .exercises.bank import FOLDER, ExerciseError, load_file
+
+    folder = folder or FOLDER
+    files, problems, count = sorted(folder.glob("*.yaml")), [], 0
+    for path in files:
+        try:
+            count += len(load_file(path))
+        except ExerciseError as exc:
+            problems.append(str(exc))
+    if not files:
+        return Check("lesson exercises", False, f"no exercise files in {folder}", "restore them with git checkout coursekit")
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        return Check("lesson exercises", False, f"{problems[0]}{more}", "fix the file named (format in coursekit/exercises/bank.py)")
+    return Check("lesson exercises", True, f"{count} exercises in {len(files)} lesson files load and compute their answers")
+
+
 def _progress_dir() -> Path:
     try:
         from .progress import store_path
@@ -225,7 +244,7 @@ def check_steps(root: Path) -> list:
     """Each step returns one Check or a list of them; main() prints each as soon as it is known."""
     return [check_python, check_torch, check_packages, check_lab_extensions, check_server_extension,
             check_terminal_commands, lambda: check_course_files(root), lambda: check_labs(root),
-            lambda: check_banks(root), check_progress_writable]
+            lambda: check_banks(root), lambda: check_exercises(), check_progress_writable]
 
 
 def iter_checks(root: Path | None = None):

@@ -130,6 +130,19 @@ def test_doctor_reports_missing_or_broken_banks(tmp_path):
     assert not check.ok and "not found" in check.detail
 
 
+def test_doctor_reports_a_broken_exercise_file_by_name(tmp_path):
+    from coursekit.doctor import check_exercises
+    from coursekit.exercises.bank import FOLDER
+
+    assert check_exercises().ok, check_exercises()
+    for path in FOLDER.glob("*.yaml"):
+        shutil.copy(path, tmp_path)
+    (tmp_path / "m1-l2.yaml").write_text((FOLDER / "m1-l2.yaml").read_text().replace("memory.", "nosuchmodule.", 1))
+    check = check_exercises(tmp_path)
+    assert not check.ok and "m1-l2.yaml" in check.detail and "exercises/bank.py" in check.fix, check
+    assert not check_exercises(tmp_path / "empty").ok
+
+
 def test_doctor_reports_corrupt_course_folder(tmp_path):
     from coursekit.doctor import check_course_files
 
