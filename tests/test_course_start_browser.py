@@ -272,6 +272,11 @@ def test_course_check_compares_with_what_the_kernel_ran(student_server, laptop_p
     os.utime(notebook, (time.time() - 600, time.time() - 600))   # saved ten minutes ago
     open_notebook(page, student_server, LAB_RELEASE)
     wait_kernel_idle(page)
+    # the kernel has started once it keeps its record of runs (a busy machine starts it after the tab shows)
+    runtime = student_server.log.parent / "runtime"
+    wait_for(lambda: [s for s in api(student_server, "api/sessions") if s["path"] == LAB_RELEASE
+                      and (runtime / f"course-ran-kernel-{s['kernel']['id']}.json").exists()],
+             timeout=120, what="the lab's kernel to start and write its record of runs")
     said = course_check(student_server, LAB_RELEASE)
     assert "WARNING" not in said and "(progress recorded)" in said, said
 
