@@ -300,8 +300,7 @@ def validate(course: Course, lab: str, *, seeds: int = 20, log: Callable[[str], 
     solution = nbformat.read(solution_path, as_version=4)
     env = {"COURSE_ROOT": str(course.root), "COURSE_QUICK": "1", "COURSE_GRADING": "1", "COURSE_DEVICE": "cpu",
            "COURSE_GRADING_SECRET": "validate-nbgrader", "MPLBACKEND": "Agg",
-           # one thread, as grading runs: spinning OpenMP threads of kernels side by side on a busy machine
-           # slowed Lab 4's dashboard from 3 s to minutes
+           # one thread per kernel, as grading and `course check` run
            "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
     with tempfile.TemporaryDirectory(prefix="autograder-validate-") as tmp:
         work = Path(tmp)

@@ -6,7 +6,6 @@ test cells left out, on the learner's functions, and says which unfinished task 
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import nbformat
