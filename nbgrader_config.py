@@ -13,12 +13,12 @@ c.CourseDirectory.autograded_directory = "autograded"
 c.CourseDirectory.feedback_directory = "feedback"
 c.CourseDirectory.db_url = "sqlite:///" + os.path.join(here, "gradebook.db")
 # nbgrader's own copies skip these; what reaches students is an allowlist all the same (the lab's
-# notebook, checks file and declared data: autograder/generate.py and autograder/release.py below).
+# notebook, checks file and declared data: autograder/release/generate.py and autograder/release/exchange.py below).
 c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", ".*"]
 c.ClearHiddenTests.begin_test_delimeter = "BEGIN HIDDEN TESTS"
 c.ClearHiddenTests.end_test_delimeter = "END HIDDEN TESTS"
 # `nbgrader export` adds each submission's status and reason; a failed one is blank, never a zero.
-c.ExportApp.plugin_class = "autograder.nbgrader_export.StatusCsvExportPlugin"
+c.ExportApp.plugin_class = "autograder.record.nbgrader_export.StatusCsvExportPlugin"
 # `nbgrader release_assignment` (formgrader's Release too) sends students only the lab's notebook,
 # its checks file and the data files its spec declares, whatever else lies in labs/<lab>/.
-c.ExchangeFactory.release_assignment = "autograder.release.AllowlistReleaseAssignment"
+c.ExchangeFactory.release_assignment = "autograder.release.exchange.AllowlistReleaseAssignment"

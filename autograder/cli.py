@@ -5,7 +5,7 @@
     autograder generate [LAB]                  solutions/ -> labs/ (nbgrader generate_assignment)
     autograder collect SOURCE --lab LAB        folder or LMS zip -> submitted/<student>/<lab>/
     autograder grade [LAB] [--workers N]       sandboxed, parallel, resumable grading
-                     [--cluster ADDRESS|local] ... on a Dask cluster (see autograder/distributed.py)
+                     [--cluster ADDRESS|local] ... on a Dask cluster (see autograder/batch/distributed.py)
     autograder feedback [LAB]                  per-student HTML into feedback/
     autograder export [--format csv|canvas]    grades as CSV or a Canvas gradebook import
     autograder report [LAB]                    distributions, failure reasons, flags, item analytics
@@ -22,8 +22,8 @@ import os
 import sys
 from pathlib import Path
 
-from .course import Course, ensure_alembic_on_path
-from .feedback_html import fix_folder
+from autograder.course import Course, ensure_alembic_on_path
+from autograder.record.feedback_html import fix_folder
 
 
 def _labs(course: Course, lab: str | None, quizzes: bool = False) -> list[str]:
@@ -34,7 +34,7 @@ def _labs(course: Course, lab: str | None, quizzes: bool = False) -> list[str]:
 
 
 def cmd_new(args, course: Course) -> int:
-    from .new import new_lab
+    from autograder.author.new import new_lab
 
     for path in new_lab(course, args.lab):
         print(f"wrote {path}")
@@ -44,7 +44,7 @@ def cmd_new(args, course: Course) -> int:
 
 
 def cmd_validate(args, course: Course) -> int:
-    from .validate import validate
+    from autograder.author.validate import validate
 
     problems = 0
     for lab in _labs(course, args.lab):
@@ -55,7 +55,7 @@ def cmd_validate(args, course: Course) -> int:
 
 
 def cmd_generate(args, course: Course) -> int:
-    from .generate import generate
+    from autograder.release.generate import generate
 
     for lab in _labs(course, args.lab):
         for path in generate(course, lab):
@@ -64,7 +64,7 @@ def cmd_generate(args, course: Course) -> int:
 
 
 def cmd_collect(args, course: Course) -> int:
-    from .collect import collect
+    from autograder.collect.intake import collect
 
     course.resolve_labs(args.lab)
     report = collect(course, Path(args.source), args.lab, roster_path=Path(args.roster) if args.roster else None,
@@ -74,18 +74,19 @@ def cmd_collect(args, course: Course) -> int:
 
 
 def cmd_grade(args, course: Course) -> int:
-    from .engine import Limits
-    from .grade import grade_lab, summary_table
-    from .secrets import load_secret
-    from .status import current_rows
-    from .store import Store
+    from autograder.judge.engine import Limits
+    from autograder.batch.lab import grade_lab
+    from autograder.batch.loop import summary_table
+    from autograder.judge.secrets import load_secret
+    from autograder.record.status import current_rows
+    from autograder.record.store import Store
 
     secret = load_secret()
     errors = 0
     limits = Limits(**{k: v for k, v in (("wall_s", args.wall_s), ("memory_mb", args.memory_mb)) if v is not None})
     for lab in _labs(course, args.lab):
         if lab in course.quiz_ids():
-            from .quiz.commands import grade_and_summarize
+            from autograder.quiz.commands import grade_and_summarize
 
             errors += grade_and_summarize(args, course, lab)
             continue
@@ -129,12 +130,12 @@ def _feedback_per_student(course: Course, lab: str) -> list[tuple[str, str]]:
 
 
 def cmd_export(args, course: Course) -> int:
-    from .export import export_canvas, export_csv
+    from autograder.record.export import export_canvas, export_csv
 
     labs = _labs(course, args.lab, quizzes=True)
     if args.format == "canvas":
         if args.lab is None:
-            from .export import graded_only
+            from autograder.record.export import graded_only
 
             skipped, labs = labs, graded_only(course, labs)
             for lab in sorted(set(skipped) - set(labs)):
@@ -154,7 +155,7 @@ def cmd_export(args, course: Course) -> int:
 
 
 def cmd_report(args, course: Course) -> int:
-    from .report import report_lab
+    from autograder.record.report import report_lab
 
     for lab in _labs(course, args.lab, quizzes=True):
         text, _ = report_lab(course, lab, png=not args.no_png)
@@ -163,8 +164,8 @@ def cmd_report(args, course: Course) -> int:
 
 
 def cmd_status(args, course: Course) -> int:
-    from .status import current, render
-    from .store import Store
+    from autograder.record.status import current, render
+    from autograder.record.store import Store
 
     entries = []
     with Store(course.results_db) as store:
@@ -241,7 +242,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("lab", nargs="?")
     p.set_defaults(handler=cmd_status)
 
-    from .quiz.commands import register as register_quiz
+    from autograder.quiz.commands import register as register_quiz
 
     register_quiz(sub)
 
@@ -258,7 +259,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "check":
             return args.handler(args, None)
         if args.command == "new" and args.root:
-            from .new import ensure_course_root
+            from autograder.author.new import ensure_course_root
 
             made = ensure_course_root(Path(args.root).expanduser().resolve())
             if made:

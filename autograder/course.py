@@ -21,7 +21,7 @@ from pathlib import Path
 
 from coursekit.paths import course_root
 
-from .spec import LabSpec
+from autograder.spec import LabSpec
 
 # Student and lab ids become folder names and gradebook keys: keep them to a safe alphabet so a
 # hostile name can never walk out of submitted/ or collide after case folding.
@@ -92,8 +92,8 @@ class Course:
         """The lab's spec: solutions/<lab>/spec.py under this root, else in this checkout, else a folder
         on AUTOGRADER_SPEC_PATH (fixtures); a quiz's record stands in for the spec of a graded
         quiz (the same fields)."""
-        from .quiz.assignment import is_quiz, quiz_spec
-        from .spec import load_spec
+        from autograder.quiz.assignment import is_quiz, quiz_spec
+        from autograder.spec import load_spec
 
         return quiz_spec(self, lab_id) if is_quiz(self, lab_id) else load_spec(lab_id, self.root)
 

@@ -11,7 +11,7 @@ process only calls the student's function on the case inputs and returns encoded
 trusted process computes the reference on the same inputs and compares. The same spec also drives
 the visible checks a student runs in the notebook (`coursekit.checks.run_visible`, from the data
 `autograder generate` writes) and the hidden
-checks inside nbgrader's own kernel (`autograder.hidden.check_task`), so all three agree.
+checks inside nbgrader's own kernel (`autograder.judge.hidden.check_task`), so all three agree.
 
 Data flow of one case (all plain data crosses the process boundary):
     case.args/kwargs (JSON-able)  --task.prepare-->  call arguments (tensors, models, ...)

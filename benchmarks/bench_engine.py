@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from autograder.engine import GradingPool, Limits  # noqa: E402
+from autograder.judge.engine import GradingPool, Limits  # noqa: E402
 from autograder.spec import load_spec  # noqa: E402
 
 

@@ -37,8 +37,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from autograder.course import Course  # noqa: E402
-from autograder.engine import usable_cores  # noqa: E402
-from autograder.tables import table  # noqa: E402
+from autograder.judge.engine import usable_cores  # noqa: E402
+from autograder.record.tables import table  # noqa: E402
 
 TORCH_LABS = ("lab5-moe", "lab3-kv-cache")
 MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")

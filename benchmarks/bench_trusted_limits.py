@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from autograder import engine                       # noqa: E402
-from autograder.engine import GradingPool, Limits   # noqa: E402
+from autograder.judge.engine import GradingPool, Limits   # noqa: E402
 
 
 def course(folder: Path) -> tuple[Path, object]:

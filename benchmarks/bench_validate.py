@@ -15,7 +15,7 @@ import os
 import time
 
 from autograder.course import Course, ensure_alembic_on_path
-from autograder.validate import validate
+from autograder.author.validate import validate
 
 
 def main() -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import torch
 
-from autograder.reference import solution_namespace
+from autograder.judge.reference import solution_namespace
 from coursekit.device import describe_device, pick_device, synchronize
 from coursekit.nn.decoder import DecoderConfig, build_model, greedy_generate
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import torch
 
-from autograder.reference import solution_namespace
+from autograder.judge.reference import solution_namespace
 from autograder.spec import spec_module
 from coursekit.calc.speculative import acceptance_rate_from_counts, speedup
 from coursekit.device import describe_device, pick_device, synchronize

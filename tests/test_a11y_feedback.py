@@ -37,7 +37,7 @@ def test_feedback_page_passes_axe_and_reads_at_200_percent(course, tmp_path, bro
 
 @pytest.mark.parametrize("page", ['<html><head></head><body><pre>x</pre><a href="#a">a</a></body></html>'])
 def test_feedback_fix_adds_lang_styles_and_focusable_output_once(page):
-    from autograder.feedback_html import make_accessible
+    from autograder.record.feedback_html import make_accessible
 
     fixed = make_accessible(page)
     assert '<html lang="en">' in fixed and '<pre tabindex="0">' in fixed and "text-decoration: underline" in fixed

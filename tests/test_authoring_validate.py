@@ -11,7 +11,7 @@ import nbformat
 import pytest
 
 from autograder.course import Course
-from autograder.new import ensure_course_root, new_lab
+from autograder.author.new import ensure_course_root, new_lab
 
 ROOT = Path(__file__).resolve().parent.parent
 LAB = "broken-lab"
@@ -26,7 +26,7 @@ def _meta(grade_id, *, solution=False, grade=False, points=0):
 
 def _task(name, answer, *, hidden_block=None):
     code = nbformat.v4.new_code_cell
-    hidden = hidden_block or ("### BEGIN HIDDEN TESTS\nfrom autograder.hidden import check_task\n"
+    hidden = hidden_block or ("### BEGIN HIDDEN TESTS\nfrom autograder.judge.hidden import check_task\n"
                               f'check_task("{LAB}", "test_{name}", globals())\n### END HIDDEN TESTS')
     return [code(answer, metadata=_meta(f"impl_{name}", solution=True)),
             code(f'from coursekit.checks import run_visible\nrun_visible("{LAB}", "test_{name}", {name})\n{hidden}',
@@ -74,7 +74,7 @@ def broken_lab(root: Path, *, expected: int, budget: float) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     cells = [nbformat.v4.new_markdown_cell("# A broken lab", metadata=_meta("intro"))]
     for name, answer in ANSWERS.items():
-        typo = ("### BEGIN HIDDEN TEST\nfrom autograder.hidden import check_task\n"
+        typo = ("### BEGIN HIDDEN TEST\nfrom autograder.judge.hidden import check_task\n"
                 f'check_task("{LAB}", "test_negate", globals())\n### END HIDDEN TEST') if name == "negate" else None
         impl, test = _task(name, answer, hidden_block=typo)
         cells.append(impl)

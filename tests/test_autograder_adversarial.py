@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder.engine import GradingPool, Limits
-from autograder.sandbox import UID_BASE, processes_of
+from autograder.judge.engine import GradingPool, Limits
+from autograder.sandbox.confine import UID_BASE, processes_of
 from autograder.spec import load_spec
 
 FIXTURES = Path(__file__).parent / "fixtures" / "autograder"

@@ -260,7 +260,7 @@ def test_the_reference_rule_holds_whatever_thread_name_or_watch(tmp_path, how):
     """Each way around the rule, graded for real: ridge_point scores 0 and the flag names what it reached."""
     from pathlib import Path
 
-    from autograder.engine import grade_submission
+    from autograder.judge.engine import grade_submission
     from autograder.spec import load_spec
 
     source, reached = BYPASSES[how]
@@ -295,7 +295,7 @@ def test_a_flood_of_flags_hides_neither_later_flags_nor_itself(tmp_path):
     attempt still shows the attempt, and the flood itself is flagged."""
     from pathlib import Path
 
-    from autograder.engine import grade_submission
+    from autograder.judge.engine import grade_submission
     from autograder.spec import load_spec
 
     root = Path(__file__).resolve().parents[1]
@@ -318,7 +318,7 @@ def test_calling_the_course_reference_scores_zero_and_the_visible_check_warns(tm
     import subprocess
     from pathlib import Path
 
-    from autograder.engine import grade_submission
+    from autograder.judge.engine import grade_submission
     from autograder.spec import load_spec
 
     root = Path(__file__).resolve().parents[1]

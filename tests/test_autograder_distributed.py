@@ -18,8 +18,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.distributed import DaskPool
-from autograder.engine import GradingPool, Limits
+from autograder.batch.distributed import DaskPool
+from autograder.judge.engine import GradingPool, Limits
 from autograder.spec import load_spec
 from test_autograder_adversarial import catalog, needs_root
 from test_autograder_pipeline import HONEST, LAB, cli, comparable, env, notebook_text, store_rows, write_folder
@@ -230,7 +230,7 @@ def test_local_cluster_grades_a_batch_like_the_local_pool(generated, tmp_path):
 
 
 def test_an_unreachable_scheduler_is_a_clear_error():
-    from autograder.engine import GraderError
+    from autograder.judge.engine import GraderError
 
     with pytest.raises(GraderError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9"):
         DaskPool("tcp://127.0.0.1:9", timeout=2)

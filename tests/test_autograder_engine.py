@@ -12,11 +12,14 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import engine, hidden, reference, secrets
-from autograder.check import run_visible
-from autograder.engine import GradingPool, Limits, SubmissionResult, TaskResult, judge_task, read_cells
-from autograder.flags import scan_source
-from autograder.hidden import check_task, hidden_cases
+from autograder.judge import engine
+from autograder.judge import hidden
+from autograder.judge import reference
+from autograder.judge import secrets
+from autograder.release.visible_cases import run_visible
+from autograder.judge.engine import GradingPool, Limits, SubmissionResult, TaskResult, judge_task, read_cells
+from autograder.judge.flags import scan_source
+from autograder.judge.hidden import check_task, hidden_cases
 from autograder.spec import Case, load_spec
 
 FIXTURES = Path(__file__).parent / "fixtures" / "autograder"
@@ -132,7 +135,7 @@ def test_read_cells_skips_test_cells_and_keeps_the_rest(tmp_path):
     sources = "\n".join(source for _, source in cells)
     assert "run_visible" not in sources and "check_task" not in sources
     assert "def softmax" in sources and "import torch" in sources     # softmax reads torch
-    # the lab's own measurement cell binds nothing a graded function reads: it is not run (autograder.thin)
+    # the lab's own measurement cell binds nothing a graded function reads: it is not run (autograder.judge.thin)
     assert "n = 64 if quick_mode() else 4096" not in sources and "measurement size" not in sources
     assert "import math" not in sources
 
@@ -205,7 +208,7 @@ def test_judge_fails_odd_child_data_without_crashing():
 
 
 def test_memory_is_named_when_it_ended_the_run():
-    from autograder.harness import OUT_OF_MEMORY
+    from autograder.sandbox.protocol import OUT_OF_MEMORY
 
     limits = Limits(memory_mb=1280, cpu_s=10)
     died = {"exit_code": None, "cpu_s": 0.5, "start_vm_mb": 650}     # the child inherits 650 MB: 630 MB of room
@@ -286,7 +289,7 @@ def test_degraded_mode_still_judges_and_says_what_is_missing(tmp_path):
 
 
 def test_default_hidden_paths_cover_course_and_siblings(tmp_path):
-    from autograder.sandbox import default_hidden
+    from autograder.sandbox.policy import default_hidden
 
     notebook = tmp_path / "course" / "submitted" / "alice" / "lab" / "lab.ipynb"
     hidden_paths = dict(default_hidden(Path("/repo"), notebook, Path("/repo/solutions/lab/lab.ipynb")))
@@ -299,7 +302,7 @@ def test_default_hidden_paths_cover_course_and_siblings(tmp_path):
 
 def test_default_hidden_paths_include_git_metadata(tmp_path):
     """Solution notebooks are tracked in git, so the course's .git (and a worktree's real git dirs) are hidden."""
-    from autograder.sandbox import default_hidden
+    from autograder.sandbox.policy import default_hidden
 
     course, main = tmp_path / "course", tmp_path / "main"
     (course / ".git" / "objects").mkdir(parents=True)
@@ -321,7 +324,7 @@ def _worker_pids() -> list[int]:
     for name in os.listdir("/proc"):
         try:
             if name.isdigit() and int(open(f"/proc/{name}/stat").read().rsplit(")", 1)[1].split()[1]) == os.getpid() \
-                    and b"autograder.worker" in open(f"/proc/{name}/cmdline", "rb").read():
+                    and b"autograder.sandbox.worker" in open(f"/proc/{name}/cmdline", "rb").read():
                 pids.append(int(name))
         except (OSError, IndexError, ValueError):
             continue
@@ -332,7 +335,7 @@ def _worker_pids() -> list[int]:
 def test_a_dead_worker_fails_one_submission_and_the_batch_goes_on(tmp_path):
     import signal
 
-    from autograder.sandbox import processes_of
+    from autograder.sandbox.confine import processes_of
     from waiting import wait_for
 
     paths = catalog.write_all(tmp_path, ["hang", "honest"])
@@ -365,7 +368,7 @@ def _confine_in_child(probe, refused=frozenset(), **settings):
     then report `probe()` and the flags over a pipe; run in the parent, return that report."""
     import errno
 
-    from autograder import sandbox
+    from autograder.sandbox import confine as sandbox
 
     read, write = os.pipe()
     pid = os.fork()
@@ -447,28 +450,29 @@ def test_the_allowlist_root_keeps_a_course_under_tmp(tmp_path):
 
 
 def test_a_report_the_grader_cannot_parse_is_the_submissions_failure(tmp_path):
-    from autograder.engine import _MALFORMED, _streamed_flags
+    from autograder.sandbox.protocol import MALFORMED, read_report, streamed_flags
 
     for text in ("[" * 100_000 + "]" * 100_000, "{not json", "[1, 2]"):
         (tmp_path / "result.json").write_text(text)
-        assert GradingPool._report(tmp_path / "result.json") is _MALFORMED
+        assert read_report(tmp_path / "result.json") is MALFORMED
     (tmp_path / "empty.json").write_text("")
-    assert GradingPool._report(tmp_path / "empty.json") is None
-    flags, ended = _streamed_flags({"streamed_flags": "network: tried to connect\nnot a flag\nend of flags\n"})
+    assert read_report(tmp_path / "empty.json") is None
+    flags, ended = streamed_flags({"streamed_flags": "network: tried to connect\nnot a flag\nend of flags\n"})
     assert flags == {"network: tried to connect"} and ended
-    assert _streamed_flags({"streamed_flags": "fork: os.fork at runtime\n"}) == ({"fork: os.fork at runtime"}, False)
+    assert streamed_flags({"streamed_flags": "fork: os.fork at runtime\n"}) == ({"fork: os.fork at runtime"}, False)
 
 
-SHIPPED_SPECS = sorted((Path(__file__).resolve().parents[1] / "autograder" / "specs").glob("lab*.py"))
+SHIPPED_SPECS = sorted((Path(__file__).resolve().parents[1] / "solutions").glob("lab*/spec.py"))
+assert SHIPPED_SPECS, "no lab specs found under solutions/"   # an empty list would skip the test silently
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("spec_file", SHIPPED_SPECS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("spec_file", SHIPPED_SPECS, ids=lambda p: p.parent.name)
 def test_each_solution_keeps_to_its_tasks_forbidden_list(spec_file):
     """A task's `forbidden` list (default spec.DEFAULT_FORBIDDEN) must let its own solution through:
     a lab whose solution calls a course calculator inside a graded function declares what it may call."""
     from coursekit.checks.reach import call_watched
-    from autograder.reference import solution_namespace
+    from autograder.judge.reference import solution_namespace
 
     spec = load_spec(spec_file)
     namespace = solution_namespace(spec.solution_path())

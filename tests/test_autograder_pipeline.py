@@ -400,7 +400,7 @@ def _running(pid: int, parent: int | None = None, name: bytes = b"") -> bool:
 @pytest.mark.skipif(os.geteuid() != 0, reason="student code runs under its own uid only as root")
 @pytest.mark.parametrize("kill", ["grader only", "process group"])
 def test_killing_the_grader_leaves_no_student_process_behind(course, tmp_path, kill):
-    from autograder.sandbox import UID_BASE, processes_of
+    from autograder.sandbox.confine import UID_BASE, processes_of
 
     inbox = tmp_path / "inbox"
     inbox.mkdir()
@@ -415,7 +415,7 @@ def test_killing_the_grader_leaves_no_student_process_behind(course, tmp_path, k
         deadline, workers = time.monotonic() + 180, []
         while time.monotonic() < deadline and not (workers and len(processes_of(UID_BASE + workers[0])) >= 2):
             workers = [int(p) for p in os.listdir("/proc") if p.isdigit()
-                       and _running(int(p), proc.pid, b"autograder.worker")]
+                       and _running(int(p), proc.pid, b"autograder.sandbox.worker")]
             time.sleep(0.1)
         assert workers, "the grader never started a worker"
         uid = UID_BASE + workers[0]
@@ -450,13 +450,13 @@ def test_killing_the_grader_leaves_no_student_process_behind(course, tmp_path, k
     ("doe_jane_12345_67890_lab3-kv-cache.ipynb", "doe_jane_12345_67890_lab3-kv-cache"),  # not this lab's file
 ])
 def test_name_mapping_rules(name, student):
-    from autograder.collect import map_entry
+    from autograder.collect.intake import map_entry
 
     assert map_entry(name, "lab1-roofline", "lab1-roofline.ipynb", None)[0] == student
 
 
 def test_roster_maps_canvas_ids_and_aliases(tmp_path):
-    from autograder.collect import Roster, map_entry
+    from autograder.collect.intake import Roster, map_entry
 
     roster_csv = tmp_path / "r.csv"
     roster_csv.write_text("student_id,name,canvas_id,sis_login_id\njd1,\"Doe, Jane\",12345,jane@uni.example\n")
@@ -472,8 +472,8 @@ def test_roster_maps_canvas_ids_and_aliases(tmp_path):
 
 
 def test_item_analytics_on_a_known_table():
-    from autograder.report import discrimination, histogram, item_stats
-    from autograder.store import Row
+    from autograder.record.report import discrimination, histogram, item_stats
+    from autograder.record.store import Row
 
     def row(student, a, b):
         tasks = [{"grade_id": "A", "points": a, "passed": a == 1}, {"grade_id": "B", "points": b, "passed": b == 2}]

@@ -1,5 +1,5 @@
 """Grading runs leave no files behind in the temporary folder: not when they end normally, not on a
-Dask cluster, not when a Dask worker or the grader itself is killed (autograder/scratch.py)."""
+Dask cluster, not when a Dask worker or the grader itself is killed (autograder/sandbox/scratch.py)."""
 from __future__ import annotations
 
 import os
@@ -11,7 +11,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from autograder.scratch import private_folder, sweep
+from autograder.sandbox.scratch import private_folder, sweep
 from hub_server import wait_for
 from test_autograder_adversarial import needs_root
 from test_autograder_pipeline import HONEST, LAB, env, store_rows, write_folder

@@ -11,8 +11,8 @@ import nbformat
 import pytest
 
 from autograder.course import Course
-from autograder.hidden import hidden_cases
-from autograder.reference import reference_output, solution_namespace
+from autograder.judge.hidden import hidden_cases
+from autograder.judge.reference import reference_output, solution_namespace
 from notebook_runner import grade_cells
 
 ROOT = Path(__file__).resolve().parent.parent

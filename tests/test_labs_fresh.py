@@ -8,7 +8,7 @@ import pytest
 import nbformat
 
 from autograder.course import Course
-from autograder.generate import generate, release_files
+from autograder.release.generate import generate, release_files
 
 ROOT_COURSE = Course.find()
 LABS = ROOT_COURSE.lab_ids()

@@ -23,7 +23,7 @@ def test_every_lab_is_here():
 def graded(tmp_path_factory):
     """One warm pool grades every lab's solution and student version, as an instructor's batch would
     (workers and their torch import are paid once, not once per lab)."""
-    from autograder.engine import GradingPool, Limits
+    from autograder.judge.engine import GradingPool, Limits
 
     folder = tmp_path_factory.mktemp("graded")
     copies = {}

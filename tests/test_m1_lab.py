@@ -8,8 +8,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.hidden import hidden_cases
-from autograder.reference import reference_function, reference_output
+from autograder.judge.hidden import hidden_cases
+from autograder.judge.reference import reference_function, reference_output
 from autograder.spec import load_spec
 from coursekit.calc import memory, roofline
 
@@ -65,7 +65,7 @@ def _wrong_bpp(phase, weight_bytes, optimizer, master_weights):   # seed 004's 1
     ("test_bpp", _wrong_bpp, "FP32 master"),
 ])
 def test_visible_checks_reject_common_mistakes_with_a_teaching_message(grade_id, fn, hint):
-    from autograder.check import run_visible
+    from autograder.release.visible_cases import run_visible
 
     with pytest.raises(AssertionError, match=hint):
         run_visible(LAB, grade_id, fn)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.reference import solution_namespace
+from autograder.judge.reference import solution_namespace
 from coursekit import hardware
 from coursekit.calc import cluster_plan, parallelism as par, training_run as run
 
@@ -41,7 +41,7 @@ def test_solution_agrees_with_coursekit(solution):
 
 
 def test_grader_rejects_zero_stage1_that_shards_gradients(solution):
-    from autograder.check import run_visible
+    from autograder.release.visible_cases import run_visible
 
     def shards_too_much(n_params, n_gpus, stage):
         return solution["zero_memory_per_gpu"](n_params, n_gpus, min(3, stage + 1) if stage else 0)
@@ -52,7 +52,7 @@ def test_grader_rejects_zero_stage1_that_shards_gradients(solution):
 
 def test_grader_rejects_bidirectional_bandwidth(solution):
     """Using NVLink's 900 GB/s headline as if it were one way halves the bandwidth term."""
-    from autograder.check import run_visible
+    from autograder.release.visible_cases import run_visible
 
     def both_ways(message_bytes, n, alpha, bandwidth):
         return solution["ring_allreduce_time"](message_bytes, n, alpha, 2 * bandwidth)
@@ -62,7 +62,7 @@ def test_grader_rejects_bidirectional_bandwidth(solution):
 
 
 def test_grader_rejects_forward_only_tp_traffic(solution):
-    from autograder.check import run_visible
+    from autograder.release.visible_cases import run_visible
 
     def forward_only(batch, seq, d_model, tp, alpha, bandwidth):
         return solution["tp_comm_per_layer"](batch, seq, d_model, tp, alpha, bandwidth) / 2
@@ -73,7 +73,7 @@ def test_grader_rejects_forward_only_tp_traffic(solution):
 
 def test_grader_rejects_bubble_over_microbatches_only(solution):
     """(p-1)/m is the bubble relative to the ideal time, not the idle share of the step."""
-    from autograder.check import run_visible
+    from autograder.release.visible_cases import run_visible
 
     with pytest.raises(AssertionError, match="pipeline bubble"):
         run_visible(LAB, "test_bubble", lambda stages, microbatches: (stages - 1) / microbatches)

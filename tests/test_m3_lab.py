@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from autograder.reference import solution_namespace
+from autograder.judge.reference import solution_namespace
 
 ROOT = Path(__file__).resolve().parent.parent
 LAB = "lab3-kv-cache"
@@ -35,7 +35,7 @@ def test_cached_generation_is_well_inside_the_stated_tolerance(solution):
 
 def test_grader_rejects_a_cache_that_forgets_the_position(solution):
     """A classic bug: decoding every step at q_start=0 (so RoPE and the mask are wrong)."""
-    from autograder.check import run_visible
+    from autograder.release.visible_cases import run_visible
 
     def buggy(model, prompt, n_new):
         cache = solution["KVCache"](len(model.layers))
@@ -60,7 +60,7 @@ def test_grader_rejects_a_cache_that_forgets_the_position(solution):
 
 
 def test_grader_rejects_allocator_that_reserves_per_token(solution):
-    from autograder.check import run_visible
+    from autograder.release.visible_cases import run_visible
 
     def one_block_per_append(n_blocks, block_size, ops):
         return [[op[0], n_blocks, 0, 0, True] for op in ops]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.reference import solution_namespace
+from autograder.judge.reference import solution_namespace
 
 ROOT = Path(__file__).resolve().parent.parent
 LAB = "lab4-economics"
@@ -20,7 +20,7 @@ def solution():
 
 
 def test_grader_rejects_cost_that_ignores_idle_hours(solution):
-    from autograder.check import run_visible
+    from autograder.release.visible_cases import run_visible
 
     with pytest.raises(AssertionError, match="cost per million"):
         run_visible(LAB, "test_cost", lambda price, tps, utilization: price / (tps * 3600) * 1e6)
@@ -28,7 +28,7 @@ def test_grader_rejects_cost_that_ignores_idle_hours(solution):
 
 def test_grader_rejects_a_bill_priced_per_thousand(solution):
     """The source's own slip: a price per million used as if it were per thousand tokens (1,000x)."""
-    from autograder.check import run_visible
+    from autograder.release.visible_cases import run_visible
 
     def per_thousand(tokens_per_day, cost_per_million):
         daily = tokens_per_day / 1e3 * cost_per_million
@@ -41,7 +41,7 @@ def test_grader_rejects_a_bill_priced_per_thousand(solution):
 def test_grader_rejects_break_even_that_ignores_growth(solution):
     import math
 
-    from autograder.check import run_visible
+    from autograder.release.visible_cases import run_visible
 
     def flat(training, daily, growth, decline, horizon):
         day = math.ceil(training / daily)
@@ -52,7 +52,7 @@ def test_grader_rejects_break_even_that_ignores_growth(solution):
 
 
 def test_grader_rejects_buying_a_fresh_fleet_every_year(solution):
-    from autograder.check import run_visible
+    from autograder.release.visible_cases import run_visible
 
     def rebuy(*args):
         out = solution["three_year_tco"](*args)
@@ -63,7 +63,7 @@ def test_grader_rejects_buying_a_fresh_fleet_every_year(solution):
 
 
 def test_grader_rejects_throughput_without_the_memory_cap(solution):
-    from autograder.check import run_visible
+    from autograder.release.visible_cases import run_visible
 
     def uncapped(s):
         step_bytes = s["params"] * s["bytes_per_weight"] + s["batch"] * s["context"] * s["kv_bytes_per_token"]
@@ -75,7 +75,7 @@ def test_grader_rejects_throughput_without_the_memory_cap(solution):
 
 
 def test_grader_rejects_an_unsorted_ranking(solution):
-    from autograder.check import run_visible
+    from autograder.release.visible_cases import run_visible
 
     def unsorted(scenario, levers):
         return sorted(solution["rank_levers"](scenario, levers), key=lambda r: r["lever"])

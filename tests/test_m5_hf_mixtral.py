@@ -34,7 +34,7 @@ def pair():
 
 @pytest.fixture(scope="module")
 def solution():
-    from autograder.reference import solution_namespace
+    from autograder.judge.reference import solution_namespace
 
     return solution_namespace(ROOT / "solutions" / "lab5-moe" / "lab5-moe.ipynb")
 

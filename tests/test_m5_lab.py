@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from autograder.reference import solution_namespace
+from autograder.judge.reference import solution_namespace
 
 ROOT = Path(__file__).resolve().parent.parent
 LAB = "lab5-moe"
@@ -35,7 +35,7 @@ def test_vectorized_layer_equals_per_token_loop(seed, solution):
 
 
 def test_grader_rejects_router_that_skips_renormalization(solution):
-    from autograder.check import run_visible
+    from autograder.release.visible_cases import run_visible
 
     def raw_always(logits, k, renormalize=True):
         return solution["top_k_route"](logits, k, renormalize=False)
@@ -46,7 +46,7 @@ def test_grader_rejects_router_that_skips_renormalization(solution):
 
 def test_grader_rejects_aux_loss_normalised_by_slots(solution):
     """A common slip: dividing the assignment counts by T*k instead of T (Switch counts per token)."""
-    from autograder.check import run_visible
+    from autograder.release.visible_cases import run_visible
 
     def per_slot(logits, k):
         return solution["load_balancing_loss"](logits, k) / k
@@ -58,7 +58,7 @@ def test_grader_rejects_aux_loss_normalised_by_slots(solution):
 def test_grader_rejects_capacity_in_token_order(solution):
     """Serving token by token (token 0's both choices before token 1's first) is a different rule."""
 
-    from autograder.check import run_visible
+    from autograder.release.visible_cases import run_visible
 
     def token_major(indices, n_experts, capacity_factor):
         t, k = indices.shape
@@ -79,7 +79,7 @@ def test_grader_rejects_capacity_in_token_order(solution):
 
 def test_grader_rejects_speculation_that_keeps_the_draft_token(solution):
     """Appending the draft's token at the first disagreement changes the output."""
-    from autograder.check import run_visible
+    from autograder.release.visible_cases import run_visible
 
     @torch.no_grad()
     def trusts_draft(target, draft, prompt, n_new, k):

@@ -28,7 +28,7 @@ SETTINGS = {"portable kernels, 1 thread": {"ATEN_CPU_CAPABILITY": "default", "OM
 
 WRITE_CHECKS = """
 import json, sys
-from autograder.check import checks_data
+from autograder.release.visible_cases import checks_data
 from autograder.spec import load_spec
 print(json.dumps(checks_data(load_spec(sys.argv[1]))))
 """
@@ -116,7 +116,7 @@ def test_greedy_match_reports_a_wrong_shape_plainly():
 def test_solution_passes_the_committed_visible_checks_on_this_cpu(lab):
     """A student's check reads the committed expectations; the solution, run in float32 with whatever
     kernels and threads this process has, passes every visible case."""
-    from autograder.reference import solution_namespace
+    from autograder.judge.reference import solution_namespace
     from autograder.spec import load_spec
     from coursekit.checks.visible import load_checks, run_task
 

@@ -5,7 +5,7 @@ import pytest
 
 from autograder.quiz import analytics
 from autograder.quiz.analytics import item_stats, plot, report
-from autograder.report import discrimination
+from autograder.record.report import discrimination
 
 
 def records():

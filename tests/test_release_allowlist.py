@@ -138,7 +138,7 @@ def test_a_graded_quiz_releases_its_notebook_alone(quiz_template, tmp_path):
 ])
 def test_a_declared_data_file_that_is_not_safe_to_release_is_refused_by_name(tmp_path, entry, problem):
     from autograder.course import Course
-    from autograder.generate import ReleaseError, declared_data
+    from autograder.release.generate import ReleaseError, declared_data
 
     course = tmp_path / "course"
     lab = course / "solutions" / "demo"

@@ -1,7 +1,7 @@
 """A new instructor secret is announced once, with where it lives and why to back it up."""
 from __future__ import annotations
 
-from autograder.secrets import SECRET_ENV, load_secret
+from autograder.judge.secrets import SECRET_ENV, load_secret
 
 
 def test_new_secret_is_announced_once(tmp_path, monkeypatch, capsys):

@@ -64,20 +64,20 @@ def notebook_violations(path: Path) -> list[str]:
 
 
 def test_the_rule_finds_every_form_of_import():
-    sample = ("import autograder\nimport os, autograder.spec as s\nfrom autograder.check import run_visible\n"
-              "import importlib\nimportlib.import_module('autograder.hidden')\n__import__('autograder')\n"
+    sample = ("import autograder\nimport os, autograder.spec as s\nfrom autograder.release.visible_cases import run_visible\n"
+              "import importlib\nimportlib.import_module('autograder.judge.hidden')\n__import__('autograder')\n"
               "from coursekit.checks import run_visible\nimport autograders_fan_club\nfrom . import autograder\n")
     assert [line for line, _ in grader_imports(sample)] == [1, 2, 3, 5, 6]
 
 
 def test_the_rule_reads_notebook_cells_past_magics_but_not_hidden_blocks(tmp_path):
     nb = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_code_cell("%matplotlib inline\nfrom autograder.check import run_visible"),
-        nbformat.v4.new_code_cell("x = 1\n### BEGIN HIDDEN TESTS\nfrom autograder.hidden import check_task\n"
+        nbformat.v4.new_code_cell("%matplotlib inline\nfrom autograder.release.visible_cases import run_visible"),
+        nbformat.v4.new_code_cell("x = 1\n### BEGIN HIDDEN TESTS\nfrom autograder.judge.hidden import check_task\n"
                                   "### END HIDDEN TESTS")])
     nbformat.write(nb, tmp_path / "sample.ipynb")
     assert notebook_violations(tmp_path / "sample.ipynb") == [
-        f"{tmp_path / 'sample.ipynb'} cell 0 line 2: from autograder.check import ..."]
+        f"{tmp_path / 'sample.ipynb'} cell 0 line 2: from autograder.release.visible_cases import ..."]
 
 
 def test_student_python_never_imports_the_grader():
@@ -99,7 +99,7 @@ def test_notebooks_never_import_the_grader():
 @pytest.mark.parametrize("lab", sorted(p.name for p in (ROOT / "solutions").iterdir() if p.is_dir()))
 def test_committed_visible_checks_match_the_spec(lab):
     """labs/<lab>/<lab>.checks.json is what `autograder generate` writes from the spec today."""
-    from autograder.check import checks_data
+    from autograder.release.visible_cases import checks_data
     from autograder.spec import load_spec
 
     committed = ROOT / "labs" / lab / f"{lab}.checks.json"

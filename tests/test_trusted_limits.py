@@ -9,8 +9,8 @@ import io
 import nbformat
 import pytest
 
-from autograder import engine
-from autograder.engine import GradingPool, Limits
+from autograder.judge import engine
+from autograder.judge.engine import GradingPool, Limits
 from test_autograder_pipeline import LAB, NB, cli, notebook_text
 
 pytestmark = pytest.mark.timeout(420)

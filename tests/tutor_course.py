@@ -79,7 +79,7 @@ def instructor_fragments(root: Path) -> dict[str, str]:
 
 def hidden_case_texts(lab: str, secret: bytes) -> list[tuple[str, str]]:
     """The arguments of every hidden case the grader would draw with this course's secret, as text."""
-    from autograder.hidden import hidden_cases
+    from autograder.judge.hidden import hidden_cases
     from autograder.spec import load_spec
 
     spec = load_spec(lab)

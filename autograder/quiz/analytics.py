@@ -13,13 +13,13 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..course import Course
-from ..report import discrimination
-from ..status import current
-from ..store import Store
-from .answers import AnswersError, read_answers
-from .assignment import quiz_spec, student_questions
-from .scoring import choice_label, score_answer
+from autograder.course import Course
+from autograder.record.report import discrimination
+from autograder.record.status import current
+from autograder.record.store import Store
+from autograder.quiz.answers import AnswersError, read_answers
+from autograder.quiz.assignment import quiz_spec, student_questions
+from autograder.quiz.scoring import choice_label, score_answer
 
 
 @dataclass

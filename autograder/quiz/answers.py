@@ -12,7 +12,7 @@ import json
 import re
 from pathlib import Path
 
-from .assignment import META
+from autograder.quiz.assignment import META
 
 MAX_CELL_CHARS = 20_000       # a 15-question answers cell is under 2 000
 MAX_FILE_BYTES = 5 * 2**20    # `collect` caps files too; submissions copied by hand get the same cap here
@@ -28,8 +28,8 @@ class AnswersError(ValueError):
 def read_answers(path: Path, base: Path | None = None) -> dict:
     """{slot: value} from the answers cell of the notebook at `path` (only JSON parsing, no nbformat
     validation, so a notebook with hostile metadata is still read; cells are all that matter). Only a
-    regular file reached from `base` (submitted/) through no link is read (autograder/submitted.py)."""
-    from .. import submitted
+    regular file reached from `base` (submitted/) through no link is read (autograder/collect/submitted.py)."""
+    from autograder.collect import submitted
 
     try:
         raw = submitted.read(path, Path(base) if base is not None else Path(path).parent, MAX_FILE_BYTES)

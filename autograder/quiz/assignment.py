@@ -21,7 +21,7 @@ from coursekit.quiz.engine import Question, build_quiz, derive_seed
 from coursekit.quiz.selftest import bank_problems
 
 if TYPE_CHECKING:   # only a type here: course.py dispatches to this module, never the other way round
-    from ..course import Course
+    from autograder.course import Course
 
 QUIZ_FILE = "quiz.json"
 META = "course_quiz"                    # notebook and cell metadata key (student side reads it too)

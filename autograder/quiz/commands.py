@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ..course import Course, check_id
+from autograder.course import Course, check_id
 
 
 def _students(text: str) -> list[str]:
@@ -17,9 +17,9 @@ def _students(text: str) -> list[str]:
 
 
 def cmd_release(args, course: Course) -> int:
-    from ..generate import generate
-    from ..secrets import load_secret
-    from .assignment import personalize, write_source
+    from autograder.release.generate import generate
+    from autograder.judge.secrets import load_secret
+    from autograder.quiz.assignment import personalize, write_source
 
     assignment = check_id("assignment", args.assignment or args.bank)
     students = _students(args.students)
@@ -35,11 +35,11 @@ def cmd_release(args, course: Course) -> int:
 
 def grade_and_summarize(args, course: Course, assignment: str) -> int:
     """Grade one quiz and print the same summary as a lab (also used by `autograder grade QUIZ`)."""
-    from ..grade import summary_table
-    from ..secrets import load_secret
-    from ..status import current_rows
-    from ..store import Store
-    from .grade import grade_quiz
+    from autograder.batch.loop import summary_table
+    from autograder.judge.secrets import load_secret
+    from autograder.record.status import current_rows
+    from autograder.record.store import Store
+    from autograder.quiz.grade import grade_quiz
 
     report = grade_quiz(course, assignment, secret=load_secret(), student=args.student, regrade=args.regrade,
                         retry_failed=args.retry_failed, progress=not getattr(args, "no_progress", False))
@@ -59,8 +59,8 @@ def cmd_grade(args, course: Course) -> int:
 
 
 def cmd_analytics(args, course: Course) -> int:
-    from ..secrets import load_secret
-    from .analytics import graded_responses, item_stats, plot, report
+    from autograder.judge.secrets import load_secret
+    from autograder.quiz.analytics import graded_responses, item_stats, plot, report
 
     records = graded_responses(course, args.assignment, load_secret(create=False))
     if not records:

@@ -2,26 +2,24 @@
 
 Each submission's answers cell is read as data (answers.py); the student comes from the folder
 `collect` put the submission in and the bank from the instructor's quiz record, never from the
-notebook's metadata. The results store, the autograded notebook and nbgrader's gradebook are written
-exactly as for a lab (autograder/grade.py), so `status`, `report`, `export`, `feedback` and nbgrader's
-own tools show quizzes and labs alike, and a rerun grades only what changed.
+notebook's metadata. One batch loop runs labs and quizzes (autograder/batch/loop.py): the results
+store, the autograded notebook and nbgrader's gradebook are written alike, so `status`, `report`,
+`export`, `feedback` and nbgrader's own tools show both, and a rerun grades only what changed.
 """
 from __future__ import annotations
 
 import os
+from concurrent.futures import Future
 
 from coursekit.quiz.bank import bank_files
 
-from ..course import Course, Submission
-from ..engine import SubmissionResult, TaskResult
-from .. import submitted
-from ..grade import (BatchReport, Progress, _finish, _publish, context_digest, failed_result, refused,
-                     submission_hash)
-from ..gradebook import GradebookWriter
-from ..store import Store
-from .answers import AnswersError, read_answers
-from .assignment import QuizSpec, quiz_spec, student_questions
-from .scoring import score_answer
+from autograder.course import Course, Submission
+from autograder.judge.engine import SubmissionResult, TaskResult
+from autograder.collect import submitted
+from autograder.batch.loop import BatchReport, context_digest, failed_result, run_batch
+from autograder.quiz.answers import AnswersError, read_answers
+from autograder.quiz.assignment import QuizSpec, quiz_spec, student_questions
+from autograder.quiz.scoring import score_answer
 
 
 def quiz_context(spec: QuizSpec, secret: bytes) -> str:
@@ -70,32 +68,30 @@ def clock_flags(course: Course, sub: Submission) -> list[str]:
     return []
 
 
+class QuizGrader:
+    """The quiz kind's part of the batch loop: each submission scored here, in the trusted process
+    (no kernel: the answers cell is read as data), its future already done."""
+
+    def __init__(self, course: Course, spec: QuizSpec, secret: bytes) -> None:
+        self.course, self.spec, self.secret = course, spec, secret
+
+    def __enter__(self) -> "QuizGrader":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        pass
+
+    def submit(self, sub: Submission) -> Future:
+        future = Future()
+        try:
+            future.set_result(score_submission(self.course, self.spec, sub, self.secret))
+        except Exception as error:      # noqa: BLE001 - the grader's fault: the loop leaves it pending
+            future.set_exception(error)
+        return future
+
+
 def grade_quiz(course: Course, assignment: str, *, secret: bytes, student: str | None = None, regrade: bool = False,
                retry_failed: bool = False, progress: bool = True) -> BatchReport:
     spec = quiz_spec(course, assignment)
-    context = quiz_context(spec, secret)
-    report = BatchReport(assignment)
-    with Store(course.results_db) as store, GradebookWriter(course, spec) as gradebook:
-        todo = []
-        for sub in course.submissions(assignment, student):
-            digest = submission_hash(course, sub)
-            row = store.get(assignment, sub.student_id, digest)
-            if row is None or row.context != context or regrade or (retry_failed and row.status == "failed"):
-                todo.append((sub, digest))
-            else:
-                report.skipped += 1
-                _publish(course, spec, gradebook, report, sub, digest, row.result)
-        bar = Progress(len(todo), f"grading {assignment}", progress)
-        for sub, digest in todo:
-            refusal = refused(course, spec, sub)
-            try:
-                result = failed_result(sub, spec, refusal) if refusal else score_submission(course, spec, sub, secret)
-            except Exception as error:          # noqa: BLE001 - the grader's fault: left pending, batch goes on
-                report.errors.append((sub.student_id, f"{type(error).__name__}: {error}"))
-                bar.update(f"{sub.student_id}: grader error")
-                continue
-            store.set_grader(assignment, sub.student_id, digest, "local")
-            _finish(course, spec, store, gradebook, report, sub, digest, context, result)
-            bar.update(f"{sub.student_id}: {result['status']}")
-        bar.close()
-    return report
+    return run_batch(course, spec, quiz_context(spec, secret), QuizGrader(course, spec, secret),
+                     student=student, regrade=regrade, retry_failed=retry_failed, progress=progress)

@@ -16,7 +16,7 @@ def model_and_prompt(case: Case):
 
     config, seed, batch, prompt_len = case.args[:4]
     # float32 weights, the same bits on every CPU; a float64 caller (the committed visible
-    # expectations, autograder.check) gets the same weights cast up exactly
+    # expectations, autograder.release.visible_cases) gets the same weights cast up exactly
     model = build_model(DecoderConfig(**config), seed=seed, dtype=torch.get_default_dtype())
     generator = torch.Generator().manual_seed(seed + 1)
     prompt = torch.randint(0, config["vocab_size"], (batch, prompt_len), generator=generator)

@@ -26,7 +26,7 @@ from .visible import as_written, load_checks, passed_message, run_task
 
 LAB_CALL = re.compile(r"run_visible\(\s*['\"]([^'\"]+)['\"]")
 DEF = re.compile(r"^def (\w+)\(", flags=re.MULTILINE)      # a function a cell defines
-# Set for the check as the grader's workers set them (autograder/engine.py), unless the learner set them:
+# Set for the check as the grader's workers set them (autograder/judge/engine.py), unless the learner set them:
 # measurement cells take their small sizes, plots draw nowhere, and torch computes on one thread (its
 # pool's size is read from OMP_NUM_THREADS when the learner's code imports torch). A visible case's
 # tensors are tiny, so a second thread only adds waiting, and on a loaded machine (a class's shared

@@ -10,9 +10,9 @@ cell or another kept statement reads. Reads count wherever the code makes them: 
 (%%time, %%capture, %time), in an eval/exec of a literal; code that reaches the namespace by a name
 computed at run time (globals(), vars(), __main__, eval of a computed string) keeps every statement.
 A training run or a timing sweep whose result no graded function reads is not run. The trusted
-reference runs the solution the same way (imports plus solution cells, autograder.reference). A
+reference runs the solution the same way (imports plus solution cells, autograder.judge.reference). A
 notebook whose code cannot be analysed runs whole. Each task is judged at its test cell's place
-(autograder.harness), so what runs below a test cell never changes that task's grade.
+(autograder.sandbox.harness), so what runs below a test cell never changes that task's grade.
 """
 from __future__ import annotations
 

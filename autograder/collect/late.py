@@ -4,7 +4,7 @@ submission time is timestamp.txt (written by `collect` or nbgrader's exchange), 
 what the course's configured LateSubmissionPlugin returns, as in `nbgrader autograde`:
 
     c.LateSubmissionPlugin.penalty_method = "zero"            # nbgrader's built-in: late scores 0
-    c.AssignLatePenalties.plugin_class = "autograder.late.PerDayPenalty"
+    c.AssignLatePenalties.plugin_class = "autograder.collect.late.PerDayPenalty"
     c.PerDayPenalty.fraction_per_day = 0.1                    # 10% of the score per day or part of one
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ import math
 from nbgrader.plugins import LateSubmissionPlugin
 from traitlets import Float
 
-from .course import Course
+from autograder.course import Course
 
 
 class PerDayPenalty(LateSubmissionPlugin):

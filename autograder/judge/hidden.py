@@ -2,13 +2,13 @@
 
 `check_task` runs inside nbgrader's own kernel (the hidden-tests block of each test cell). That
 kernel also runs the student's code, so it is the tamperable baseline; the engine
-(`autograder.engine`) judges the same cases outside the student's process.
+(`autograder.judge.engine`) judges the same cases outside the student's process.
 """
 from __future__ import annotations
 
 import random
 
-from autograder.secrets import case_seed, load_secret
+from autograder.judge.secrets import case_seed, load_secret
 from autograder.spec import Case, LabSpec, Task, load_spec
 
 
@@ -30,7 +30,7 @@ def hidden_cases(spec: LabSpec, task: Task, secret: bytes, draw: str = "") -> li
 
 def check_task(lab_id: str, grade_id: str, namespace: dict) -> None:
     """Raise AssertionError naming the first hidden case where the student's function disagrees."""
-    from autograder.reference import reference_output
+    from autograder.judge.reference import reference_output
 
     spec = load_spec(lab_id)
     task = spec.task(grade_id)

@@ -14,8 +14,8 @@ import datetime as dt
 import warnings
 from pathlib import Path
 
-from .course import Course, ensure_alembic_on_path
-from .spec import LabSpec
+from autograder.course import Course, ensure_alembic_on_path
+from autograder.spec import LabSpec
 
 
 class GradebookWriter:
@@ -24,8 +24,8 @@ class GradebookWriter:
     def __init__(self, course: Course, spec: LabSpec):
         from nbgrader.api import Gradebook, MissingEntry
 
-        from .late import late_policy
-        from .store import Store
+        from autograder.collect.late import late_policy
+        from autograder.record.store import Store
 
         ensure_alembic_on_path()
         self.spec = spec

@@ -17,12 +17,12 @@ from typing import Any, Callable
 
 from coursekit.checks.visible import checks_name, run_task
 
-from .spec import Case, LabSpec, Task, load_spec
+from autograder.spec import Case, LabSpec, Task, load_spec
 
 
 def _reference(spec: LabSpec, task: Task) -> Callable[[Case], Any]:
     def want(case: Case) -> Any:
-        from .reference import reference_output
+        from autograder.judge.reference import reference_output
 
         if not spec.solution_path().exists():
             raise AssertionError(f"{spec.lab_id}: visible case '{case.name}' has no expected output and "

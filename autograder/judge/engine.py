@@ -15,7 +15,6 @@ import hashlib
 import json
 import os
 import queue
-import re
 import shutil
 import stat
 import subprocess
@@ -27,22 +26,23 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from autograder.flags import scan_source
-from autograder.harness import FLAGS_END, OUT_OF_MEMORY, RESULT_TOO_LARGE
-from autograder.hidden import hidden_cases
-from autograder.reference import reference_output
-from autograder.scratch import private_folder
-from autograder.sandbox import allowed_paths, default_hidden, kill_uid, needed_paths
+from autograder.judge.flags import scan_source
+from autograder.sandbox.protocol import (MALFORMED, OUT_OF_MEMORY, RESULT_BYTES, RESULT_TOO_LARGE, read_report,
+                                         streamed_flags)
+from autograder.judge.hidden import hidden_cases
+from autograder.judge.reference import reference_output
+from autograder.sandbox.scratch import private_folder
+from autograder.sandbox.confine import kill_uid
+from autograder.sandbox.policy import Limits, allowed_paths, default_hidden, needed_paths
 from autograder.spec import REPO_ROOT, Case, LabSpec, Task
-from autograder.submitted import MAX_NOTEBOOK_BYTES   # one limit for every reader of submitted/
-from autograder.thin import locked_cells, thin
+from autograder.collect.submitted import MAX_NOTEBOOK_BYTES   # one limit for every reader of submitted/
+from autograder.judge.thin import locked_cells, thin
 from coursekit.nbcells import as_autograded, is_test_cell, nbgrader_meta
 from coursekit.paths import course_root
 
 # Signals a process dies from when memory runs out: the kernel's OOM killer, C code that aborts on a
 # failed allocation or writes through the NULL it got back, a stack that cannot grow.
 MEMORY_SIGNALS = {6: "SIGABRT", 7: "SIGBUS", 9: "SIGKILL", 11: "SIGSEGV"}
-RESULT_BYTES = 32 * 1024 * 1024
 WORKER_START_S = 120
 
 
@@ -50,18 +50,6 @@ class GraderError(RuntimeError):
     """The grader itself cannot work (spec, solution or worker problem): not the student's fault."""
 
 
-@dataclass
-class Limits:
-    wall_s: float = 120
-    cpu_s: float = 120
-    memory_mb: int = 3072
-    max_procs: int = 64           # per uid: each worker runs its children as its own uid
-    output_kb: int = 512          # stdout + stderr together
-    network: bool = False
-    isolate: bool = True          # False: no namespaces or uid drop (only to test the degraded mode)
-    allowlist: bool = True        # False: the child sees the host minus the hidden paths (the fallback)
-    scratch_mb: int = 256         # total a submission may write (its /tmp, /var/tmp and /dev/shm)
-    analysis_s: float = 30        # the trusted side's own work on one notebook (thinning, IPython
                                   # transformation, static scan); past it the submission fails
 
 
@@ -380,7 +368,7 @@ class _WorkerProcess:
         # The worker dies with the thread that starts it (PR_SET_PDEATHSIG), so the pool's long-lived
         # spawner thread starts it; it then warms up while this thread waits for it.
         self.process = spawner.submit(
-            subprocess.Popen, [sys.executable, "-m", "autograder.worker", str(os.getpid())],
+            subprocess.Popen, [sys.executable, "-m", "autograder.sandbox.worker", str(os.getpid())],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, cwd="/", env=env, text=True).result()
         self.uid = int(self._read(WORKER_START_S)["uid"])
 
@@ -417,12 +405,8 @@ class _WorkerProcess:
 
 
 def _spec_ref(spec: LabSpec) -> str:
-    """How a worker loads the same spec: by lab id for the package's specs (their relative imports
-    keep working), by file path for any other spec module."""
-    package = Path(__file__).resolve().parent / "specs"
-    if spec.origin is None or Path(spec.origin).parent == package:
-        return spec.lab_id
-    return spec.origin
+    """How a worker loads the same spec: by its file when it has one, else by lab id."""
+    return spec.lab_id if spec.origin is None else spec.origin
 
 
 def usable_cores() -> int:
@@ -509,7 +493,7 @@ class GradingPool:
                 flags.add("fork: left processes running after the notebook finished")
             if isinstance(report, dict):
                 flags.update(str(f)[:200] for f in _listed(report, "flags") if isinstance(f, str))
-            streamed, ended = _streamed_flags(reply)
+            streamed, ended = streamed_flags(reply)
             flags.update(streamed)             # seen as they happened: a rewritten report cannot drop them
             dropped = reply.get("flag_bytes_dropped")
             if isinstance(dropped, int) and dropped > 0:
@@ -518,7 +502,7 @@ class GradingPool:
             if reason is None and not ended:
                 flags.add("tamper: cut the grader's flag channel")
             result.flags = sorted(flags)
-            if reason is None and report is _MALFORMED:
+            if reason is None and report is MALFORMED:
                 reason = "malformed report: the notebook's process wrote a report the grader cannot read"
                 result.flags = sorted(flags | {"tamper: rewrote the grader's report"})
             elif reason is None and not isinstance(report, dict):
@@ -585,37 +569,11 @@ class GradingPool:
                 raise _Failed("crash: the grading worker died while running this notebook") from None
             if "error" in reply:
                 raise GraderError(f"grading worker failed on {notebook}: {reply['error']}")
-            return self._report(result_path), reply
+            return read_report(result_path), reply
         finally:
             self._idle.put((index, worker))
             for path in (job_path, result_path):
                 path.unlink(missing_ok=True)
-
-    @staticmethod
-    def _report(path: Path) -> Any:
-        """The child's report: None when there is none, _MALFORMED when it is not readable JSON."""
-        try:
-            if path.stat().st_size > RESULT_BYTES:
-                return None
-            raw = path.read_bytes()
-        except OSError:
-            return None
-        try:
-            report = json.loads(raw)
-        except (ValueError, RecursionError):
-            return _MALFORMED if raw else None
-        return report if isinstance(report, dict) else _MALFORMED
-
-
-def _streamed_flags(reply: dict) -> tuple[set[str], bool]:
-    """The flags the child streamed while it ran, and whether the harness reached its end line."""
-    lines = str(reply.get("streamed_flags", "")).splitlines()
-    ended = bool(lines) and lines[-1] == FLAGS_END
-    return {line[:200] for line in lines if FLAG_LINE.match(line)}, ended
-
-
-FLAG_LINE = re.compile(r"^(tamper|exit|signals|fork|memory|env|files|network|introspection|sandbox|reference): ")
-_MALFORMED = object()                    # a report that exists but does not parse as a JSON object
 
 
 def _listed(report: dict, key: str) -> list:

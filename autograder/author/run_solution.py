@@ -1,6 +1,6 @@
 """Run a notebook whole with nbclient in a process of its own (`autograder validate`'s solution run).
 
-    python -m autograder.run_solution NOTEBOOK OUT.ipynb CELL_TIMEOUT_S
+    python -m autograder.author.run_solution NOTEBOOK OUT.ipynb CELL_TIMEOUT_S
 
 A separate process, so that a kernel which dies under a busy machine (nbclient then leaves a task and
 its sockets behind, and the process never exits) cannot hang `validate`: the caller kills this one

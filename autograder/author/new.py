@@ -13,10 +13,10 @@ from pathlib import Path
 
 import nbformat
 
-from .course import Course, check_id
-from .spec import SPEC_FILE
+from autograder.course import Course, check_id
+from autograder.spec import SPEC_FILE
 
-REPO_CONFIG = Path(__file__).resolve().parent.parent / "nbgrader_config.py"
+REPO_CONFIG = Path(__file__).resolve().parents[2] / "nbgrader_config.py"
 
 
 def _meta(grade_id: str, *, solution: bool = False, grade: bool = False, points: float = 0) -> dict:
@@ -47,7 +47,7 @@ def notebook(lab: str) -> nbformat.NotebookNode:
              "    ### END SOLUTION", metadata=_meta("impl_throughput", solution=True)),
         code(f'run_visible("{lab}", "test_throughput", tokens_per_second)\n'
              "### BEGIN HIDDEN TESTS\n"
-             "from autograder.hidden import check_task\n"
+             "from autograder.judge.hidden import check_task\n"
              f'check_task("{lab}", "test_throughput", globals())\n'
              "### END HIDDEN TESTS", metadata=_meta("test_throughput", grade=True, points=1)),
         md("### Measured: how long the function itself takes\n\n"

@@ -20,9 +20,9 @@ from pathlib import Path, PurePosixPath
 from coursekit.checks.visible import checks_name
 from coursekit.nbtools import strip_notebook
 
-from .check import write_checks
-from .course import Course
-from .quiz.assignment import QUIZ_FILE, is_quiz
+from autograder.release.visible_cases import write_checks
+from autograder.course import Course
+from autograder.quiz.assignment import QUIZ_FILE, is_quiz
 
 NEVER_RELEASED = {"spec.py", QUIZ_FILE, "instructor-secret", "gradebook.db", "nbgrader_config.py"}
 

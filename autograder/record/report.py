@@ -14,10 +14,10 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from .course import Course
-from .status import current
-from .store import Row, Store
-from .tables import table
+from autograder.course import Course
+from autograder.record.status import current
+from autograder.record.store import Row, Store
+from autograder.record.tables import table
 
 
 @dataclass(frozen=True)

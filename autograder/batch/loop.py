@@ -1,6 +1,13 @@
-"""Batch grading: every submitted notebook of a lab through the engine's warm worker pool.
+"""One batch loop for every kind of assignment: each submission ends graded or failed, or stays pending.
 
-Resume is by construction: the results store row is written last (see store.py), each submission
+    report = run_batch(course, spec, context, grader, student=None, regrade=False, retry_failed=False)
+
+`grader` is the assignment kind's own part: a context manager whose `submit(submission)` returns a
+future of the result (a lab: the engine's worker pool, here or on Dask, batch/lab.py; a quiz: scored
+in this process, quiz/grade.py). Everything else is shared: what is stale, what is refused before
+anything reads it, the results store, the autograded notebook, nbgrader's gradebook and the summary.
+
+Resume is by construction: the results store row is written last (record/store.py), each submission
 is keyed by its content hash, and already-stored rows are skipped, so a killed batch rerun grades
 only what is missing and the engine's determinism makes the rows identical.
 """
@@ -11,15 +18,16 @@ import hmac
 import json
 import shutil
 import sys
-from concurrent.futures import as_completed
+from concurrent.futures import Future, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import autograded, submitted
-from .course import Course, Submission
-from .gradebook import GradebookWriter
-from .spec import REPO_ROOT, LabSpec
-from .store import Row, Store
+from autograder.record import autograded
+from autograder.collect import submitted
+from autograder.course import Course, Submission
+from autograder.record.gradebook import GradebookWriter
+from autograder.spec import REPO_ROOT, LabSpec
+from autograder.record.store import Row, Store
 
 
 def submission_hash(course: Course, sub: Submission) -> str:
@@ -38,9 +46,6 @@ def context_digest(secret: bytes, paths) -> str:
     return digest.hexdigest()[:16]
 
 
-def grader_context(spec: LabSpec, secret: bytes) -> str:
-    """Fingerprint of everything besides the notebook that a lab result depends on."""
-    return context_digest(secret, (spec.origin, spec.solution_path()))
 
 
 def refused(course: Course, spec: LabSpec, sub: Submission) -> str | None:
@@ -76,7 +81,7 @@ def _instructor_inodes(course: Course, spec: LabSpec) -> set[tuple[int, int]]:
 
 def failed_result(submission: Submission, spec: LabSpec, reason: str) -> dict:
     """A failure the pipeline detects itself (before or around the engine), in SubmissionResult form."""
-    from .engine import SubmissionResult, TaskResult
+    from autograder.judge.engine import SubmissionResult, TaskResult
 
     tasks = [TaskResult(t.grade_id, 0.0, float(t.points), False, reason) for t in spec.tasks]
     return SubmissionResult(student_id=submission.student_id, lab_id=spec.lab_id, status="failed", reason=reason,
@@ -127,66 +132,49 @@ class Progress:
             self.bar.close()
 
 
-def grade_lab(course: Course, lab_id: str, *, secret: bytes, workers: int | None = None, student: str | None = None,
-              regrade: bool = False, retry_failed: bool = False, progress: bool = True, limits=None,
-              cluster: str | None = None) -> BatchReport:
-    """Grade what is not graded yet; `cluster` (a Dask scheduler address or "local") sends each
-    submission to a Dask worker instead of this machine's pool (see distributed.py)."""
-    from .engine import GradingPool, Limits
 
-    spec = course.spec(lab_id)
-    context = grader_context(spec, secret)
-    report = BatchReport(lab_id)
-    submissions = course.submissions(lab_id, student)
-    autograded.sweep_temp_files(course, lab_id)          # what a crashed run left half-written
+
+
+def run_batch(course: Course, spec, context: str, grader, *, student: str | None = None, regrade: bool = False,
+              retry_failed: bool = False, progress: bool = True) -> BatchReport:
+    """Grade what is not graded yet under `context` (the fingerprint of everything but the notebook)."""
+    assignment = spec.lab_id
+    report = BatchReport(assignment)
+    autograded.sweep_temp_files(course, assignment)        # what a crashed run left half-written
     with Store(course.results_db) as store, GradebookWriter(course, spec) as gradebook:
         todo = []
-        for sub in submissions:
+        for sub in course.submissions(assignment, student):
             digest = submission_hash(course, sub)
-            row = store.get(lab_id, sub.student_id, digest)
-            stale = row is None or row.context != context or regrade or (retry_failed and row.status == "failed")
-            if stale:
+            row = store.get(assignment, sub.student_id, digest)
+            if row is None or row.context != context or regrade or (retry_failed and row.status == "failed"):
                 todo.append((sub, digest))
-                continue
-            report.skipped += 1
-            _publish(course, spec, gradebook, report, sub, digest, row.result)
-        bar = Progress(len(todo), f"grading {lab_id}", progress)
-        # The engine hides the repo's and the submission's course folders; name this course's too.
-        hide = (course.solutions, course.submitted, course.autograded, course.feedback, course.gradebook)
-        if cluster:
-            from .distributed import DaskPool
-
-            pool = DaskPool(cluster, workers, limits or Limits(), hide=hide)
-        else:
-            pool = GradingPool(workers, limits or Limits(), hide=hide)
-        with pool:
+            else:
+                report.skipped += 1
+                _publish(course, spec, gradebook, report, sub, digest, row.result)
+        bar = Progress(len(todo), f"grading {assignment}", progress)
+        with grader:
             futures = {}
             for sub, digest in todo:
                 refusal = refused(course, spec, sub)
                 if refusal:
-                    _finish(course, spec, store, gradebook, report, sub, digest, context,
-                            failed_result(sub, spec, refusal))
-                    bar.update(sub.student_id)
-                    continue
-                if not sub.notebook.exists():
-                    _finish(course, spec, store, gradebook, report, sub, digest, context,
-                            failed_result(sub, spec, f"missing notebook: submitted/{sub.student_id}/{lab_id}/ "
-                                                     f"has no {spec.notebook}"))
-                    bar.update(sub.student_id)
-                    continue
-                futures[pool.submit(sub.notebook, spec, student_id=sub.student_id, secret=secret)] = (sub, digest)
+                    future = Future()
+                    future.set_result(failed_result(sub, spec, refusal))
+                else:
+                    future = grader.submit(sub)
+                futures[future] = (sub, digest)
             for future in as_completed(futures):
                 sub, digest = futures[future]
                 try:
-                    result = future.result().to_json()
+                    result = future.result()
                 except Exception as error:
                     # The grader's fault (spec, solution, worker), not the student's: store nothing, so the
                     # submission stays pending and the next run grades it; the batch carries on.
                     report.errors.append((sub.student_id, f"{type(error).__name__}: {error}"))
                     bar.update(f"{sub.student_id}: grader error")
                     continue
+                result = result.to_json() if hasattr(result, "to_json") else result
                 # before the commit point: a row never exists without its grader's name
-                store.set_grader(lab_id, sub.student_id, digest, getattr(future, "graded_by", None) or "local")
+                store.set_grader(assignment, sub.student_id, digest, getattr(future, "graded_by", None) or "local")
                 _finish(course, spec, store, gradebook, report, sub, digest, context, result)
                 bar.update(f"{sub.student_id}: {result['status']}")
         bar.close()
@@ -242,7 +230,7 @@ def _mtime(course: Course, path: Path) -> float | None:
 
 def summary_table(report: BatchReport, rows: list[Row]) -> str:
     """Counts, score statistics and every failure with its reason (rows: the lab's current rows)."""
-    from .tables import table
+    from autograder.record.tables import table
 
     graded = [r for r in rows if r.status == "graded"]
     failed = [r for r in rows if r.status == "failed"]

@@ -18,8 +18,8 @@ from nbgrader.exchange.default import ExchangeReleaseAssignment
 
 class AllowlistReleaseAssignment(ExchangeReleaseAssignment):
     def do_copy(self, src, dest, log=None):
-        from .course import Course
-        from .generate import release_files
+        from autograder.course import Course
+        from autograder.release.generate import release_files
 
         lab = self.coursedir.assignment_id
         try:

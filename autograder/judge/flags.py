@@ -3,7 +3,7 @@
 Flags never change a score: the judge compares outputs outside the student's process, so these
 tricks gain nothing. Flags tell the instructor someone tried. Each flag is "<category>: <detail>";
 categories: tamper, exit, signals, fork, env, files, network, introspection. The runtime half (what
-the child observed while running) lives in autograder.harness; both use the same wording.
+the child observed while running) lives in autograder.sandbox.harness; both use the same wording.
 """
 from __future__ import annotations
 

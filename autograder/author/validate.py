@@ -33,8 +33,8 @@ import nbformat
 from coursekit.checks.visible import checks_name
 from coursekit.nbcells import is_answer_cell, is_test_cell, nbgrader_meta
 
-from .course import Course
-from .spec import LabSpec, Task
+from autograder.course import Course
+from autograder.spec import LabSpec, Task
 
 SOLUTION_REGION = re.compile(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", re.S)
 MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "check_task(")
@@ -88,9 +88,9 @@ def _compare(task: Task, got, want) -> str | None:
 
 def check_spec(spec: LabSpec, report: Report, seeds: int) -> set[str]:
     """Report the spec's problems; return the tasks the engine cannot grade (no cases or no reference)."""
-    from .engine import _plain as as_sent
-    from .hidden import hidden_cases
-    from .reference import reference_output
+    from autograder.judge.engine import _plain as as_sent
+    from autograder.judge.hidden import hidden_cases
+    from autograder.judge.reference import reference_output
 
     broken: set[str] = set()
     for task in spec.tasks:
@@ -149,7 +149,7 @@ def check_spec(spec: LabSpec, report: Report, seeds: int) -> set[str]:
 
 
 def check_draws(spec: LabSpec, report: Report) -> None:
-    from .hidden import hidden_cases
+    from autograder.judge.hidden import hidden_cases
 
     secret = b"validate-draws"
     for task in spec.tasks:
@@ -181,7 +181,7 @@ def _answer_with(nb: nbformat.NotebookNode, function: str, source: str) -> bool:
 
 
 def _grade(pool, spec: LabSpec, nb: nbformat.NotebookNode, where: Path, student: str, report: Report):
-    from .engine import GraderError, SubmissionResult
+    from autograder.judge.engine import GraderError, SubmissionResult
 
     path = where / f"{student}.ipynb"
     nbformat.write(nb, path)
@@ -202,13 +202,13 @@ def _tests_run(spec: LabSpec, folder: Path, env: dict, report: Report) -> dict[s
 
     path, executed = folder / spec.notebook, folder / f".executed-{spec.notebook}"
     cell_timeout = max(30, int(spec.budget_s * 2))
-    # In a process of its own (autograder/run_solution.py): a kernel that dies on a busy machine (seen
+    # In a process of its own (autograder/author/run_solution.py): a kernel that dies on a busy machine (seen
     # with Lab 4 beside other kernels, never alone) leaves nbclient unable to exit; that process is
     # killed and the run made once more. A second failure is reported.
     for attempt in (1, 2):
         start = time.perf_counter()
         try:
-            done = subprocess.run([sys.executable, "-m", "autograder.run_solution", str(path), str(executed),
+            done = subprocess.run([sys.executable, "-m", "autograder.author.run_solution", str(path), str(executed),
                                    str(cell_timeout)], env={**os.environ, **env}, capture_output=True, text=True,
                                   timeout=spec.budget_s + 60)   # a run over budget fails validation anyway
             code, said = done.returncode, done.stderr[-300:]
@@ -287,8 +287,8 @@ def check_release(course: Course, spec: LabSpec, solution: nbformat.NotebookNode
 
 
 def validate(course: Course, lab: str, *, seeds: int = 20, log: Callable[[str], None] = lambda _: None) -> Report:
-    from .engine import GradingPool
-    from .generate import generate
+    from autograder.judge.engine import GradingPool
+    from autograder.release.generate import generate
 
     report = Report(lab)
     spec = course.spec(lab)

@@ -24,7 +24,6 @@ import atexit
 import concurrent.futures
 import functools
 import hashlib
-import os
 import platform
 import shutil
 import sys
@@ -34,14 +33,13 @@ from dataclasses import astuple, replace
 from importlib import metadata
 from pathlib import Path
 
-from . import submitted
-from .engine import GraderError, GradingPool, Limits, SubmissionResult
-from .sandbox import default_hidden
-from .scratch import private_folder
-from .spec import REPO_ROOT, LabSpec, load_spec
+from autograder.collect import submitted
+from autograder.judge.engine import GraderError, GradingPool, Limits, SubmissionResult
+from autograder.sandbox.policy import default_hidden
+from autograder.sandbox.scratch import private_folder
+from autograder.spec import REPO_ROOT, LabSpec, load_spec
 
-PACKAGE = Path(__file__).resolve().parent
-SPECS = PACKAGE / "specs"
+PACKAGE = Path(__file__).resolve().parents[1]                # the autograder package
 VERSIONED = ("torch", "numpy", "ipython", "distributed", "nbformat")
 WORKER_DIED = "crash: the grading worker died while running this notebook"
 
@@ -151,8 +149,8 @@ def grade_on_worker(payload: dict) -> tuple[dict, str]:
 # ---------------------------------------------------------------- the instructor side
 
 def _bundle(spec: LabSpec) -> dict:
-    """The reference material a worker needs: the spec module (unless packaged) and the solution."""
-    packaged = spec.origin is None or Path(spec.origin).parent == SPECS
+    """The reference material a worker needs: the spec module (when it has a file) and the solution."""
+    packaged = spec.origin is None
     module = None if packaged else Path(spec.origin).read_bytes()
     solution = spec.solution_path().read_bytes()
     digest = hashlib.sha256((spec.lab_id.encode() + b"\0" + (module or b"") + b"\0" + solution)).hexdigest()[:16]
@@ -178,7 +176,7 @@ class DaskPool:
         import dask
         from distributed import Client
 
-        from .engine import usable_cores
+        from autograder.judge.engine import usable_cores
 
         self.limits, self.hide = limits, tuple(hide)
         # a local cluster's every file lives here, removed on close even if a worker was killed

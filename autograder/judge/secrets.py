@@ -16,7 +16,7 @@ from coursekit.seeds import derive_seed
 
 SECRET_ENV = "COURSE_GRADING_SECRET"
 SECRET_NAME = "instructor-secret"
-OLD_SECRET_FILE = Path(__file__).resolve().parent / SECRET_NAME   # where it lived before it moved under the root
+OLD_SECRET_FILE = Path(__file__).resolve().parents[1] / SECRET_NAME   # where it lived before it moved under the root
 
 
 def secret_file(root: Path | None = None) -> Path:

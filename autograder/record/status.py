@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .course import Course
-from .grade import submission_hash
-from .store import Row, Store
-from .tables import table
+from autograder.course import Course
+from autograder.batch.loop import submission_hash
+from autograder.record.store import Row, Store
+from autograder.record.tables import table
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,9 @@ from __future__ import annotations
 import csv
 import io
 
-from .course import Course
-from .status import current
-from .store import Store
+from autograder.course import Course
+from autograder.record.status import current
+from autograder.record.store import Store
 
 CSV_COLUMNS = ["student_id", "lab_id", "state", "score", "max_score", "reason", "flags", "submission_hash",
                "late_penalty"]

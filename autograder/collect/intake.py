@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Callable
 
-from . import submitted
-from .course import SAFE_ID, Course
+from autograder.collect import submitted
+from autograder.course import SAFE_ID, Course
 
 CANVAS = re.compile(r"^(?P<key>[A-Za-z0-9_]+?)(?P<late>_late|_LATE)?_(?P<uid>\d+)_(?P<sub>\d+)_(?P<file>.+)$")
 
@@ -192,7 +192,7 @@ def map_entry(name: str, lab_id: str, notebook: str, roster: Roster | None) -> t
 
 def collect(course: Course, source: Path, lab_id: str, *, roster_path: Path | None = None,
             max_bytes: int = 20 * 2**20) -> CollectReport:
-    from .store import Store
+    from autograder.record.store import Store
 
     spec = course.spec(lab_id)
     roster = Roster(roster_path) if roster_path else None

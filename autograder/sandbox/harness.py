@@ -1,6 +1,6 @@
 """The untrusted side: run a submission's code cells, call its functions on the cases, report plain data.
 
-Runs in the sandboxed grading child (see autograder.worker). Nothing here decides a score: the
+Runs in the sandboxed grading child (see autograder.sandbox.worker). Nothing here decides a score: the
 result is JSON (encoded outputs, cell errors, runtime observations) that the trusted parent judges.
 Whatever the student does to this process can only change what it reports, and a report is worth
 points only when its outputs equal the trusted reference on inputs drawn from a secret.
@@ -14,12 +14,11 @@ import signal
 import sys
 from typing import Any
 
-from autograder.flags import GRADING_ENV
+from autograder.judge.flags import GRADING_ENV
 from coursekit.checks.reach import call_watched
+from autograder.sandbox.protocol import FLAGS_END, RESULT_TOO_LARGE
 from autograder.spec import Case, LabSpec
 
-RESULT_TOO_LARGE = 75        # exit status the engine reads as "result too large"
-OUT_OF_MEMORY = 76           # exit status the engine reads as "memory": a MemoryError reached the top
 ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
 STUDENT_FILE = "<ipython-input-"
 
@@ -56,7 +55,7 @@ class Observer:
                                           "type", "float", "int", "len"],
         "json": ["dumps", "loads"], "coursekit.checks.cases": ["encode", "approx"],
         "coursekit.checks": ["run_visible"], "coursekit.checks.visible": ["run_visible", "run_task"],
-        "autograder.hidden": ["check_task"], "os": ["_exit", "environ"],
+        "autograder.judge.hidden": ["check_task"], "os": ["_exit", "environ"],
     }
 
     def __init__(self, hidden: list[tuple[str, str]], workdir: str, keep: list[str] = (),
@@ -214,9 +213,6 @@ def note_error(error: BaseException | None, observer: Observer) -> None:
         observer.flags.add("exit: raised SystemExit (sys.exit)")
     elif isinstance(error, OSError) and error.errno == 27:      # EFBIG: RLIMIT_FSIZE
         observer.flags.add("files: hit the file size limit")
-
-
-FLAGS_END = "end of flags"           # the harness's last line on the flag pipe: anything else means it was cut
 
 
 def run(job: dict, spec: LabSpec, shell, result_fd: int, sandbox_flags: list[str], flag_fd: int | None = None) -> None:

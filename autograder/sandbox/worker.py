@@ -1,6 +1,6 @@
 """A warm grading worker: imports torch, numpy and IPython once, then forks one sandboxed child per job.
 
-    python -m autograder.worker GRADER_PID       (the worker dies with that process)
+    python -m autograder.sandbox.worker GRADER_PID       (the worker dies with that process)
 
 Protocol (one JSON line each way, over stdin/stdout, with the trusted engine):
     in:  {"job": path, "result": path, "spec": spec module path or lab id, "wall_s": s, "output_bytes": n}
@@ -24,11 +24,10 @@ import sys
 import time
 import traceback
 
+from autograder.sandbox.protocol import FLAG_BYTES, FLAG_FD, OUT_OF_MEMORY, RESULT_FD
+
 WARM_MODULES = ("numpy", "numpy.testing", "unittest", "torch", "torch.testing", "torch.nn.functional",
                 "matplotlib", "matplotlib.pyplot", "coursekit.labs", "coursekit.device")
-RESULT_FD = 3
-FLAG_FD = 4                                        # the child streams runtime flags here (harness.StreamedFlags)
-FLAG_BYTES = 16384                                 # kept per child: the first and last half (FlagBytes)
 CHUNK = 65536
 
 
@@ -64,13 +63,13 @@ def _child(request: dict, spec, shell, out_w: int, flag_w: int, uid: int, worker
         os.dup2(result_fd, RESULT_FD)
         os.dup2(flag_w, FLAG_FD)
         os.closerange(FLAG_FD + 1, 4096)           # the control pipes to the engine stay out of reach
-        from autograder import harness, sandbox
+        from autograder.sandbox import confine, harness, policy
 
         settings = {k: tuple(map(tuple, v)) if k == "hide" else tuple(v) if k in ("read_only", "keep", "allow") else v
                     for k, v in job["confinement"].items()}
-        flags = sandbox.enter(sandbox.Confinement(**dict(settings, uid=uid)), worker)
+        flags = confine.enter(confine.Confinement(**dict(settings, uid=uid)), worker)
         os.environ.clear()
-        os.environ.update(sandbox.child_environment(os.getcwd()))
+        os.environ.update(policy.child_environment(os.getcwd()))
         torch = sys.modules.get("torch")
         if torch is not None:
             torch.set_num_threads(1)               # before any op starts a thread pool in this child
@@ -78,7 +77,6 @@ def _child(request: dict, spec, shell, out_w: int, flag_w: int, uid: int, worker
         code = 0
     except BaseException as error:                 # noqa: BLE001 - report, then exit without cleanup
         if isinstance(error, MemoryError):          # student code left no memory to finish the report
-            from autograder.harness import OUT_OF_MEMORY
             code = OUT_OF_MEMORY
         try:
             traceback.print_exc()
@@ -105,7 +103,7 @@ def _memory_kb() -> dict[str, int]:
 
 class Worker:
     def __init__(self) -> None:
-        from autograder import sandbox
+        from autograder.sandbox import confine as sandbox
 
         self.sandbox = sandbox
         self.uid = sandbox.UID_BASE + os.getpid()
@@ -244,7 +242,7 @@ def _drain(fd: int, into: FlagBytes) -> bool:
 
 
 def main(argv: list[str]) -> int:
-    from autograder.sandbox import die_with_parent
+    from autograder.sandbox.confine import die_with_parent
 
     if argv:
         die_with_parent(int(argv[0]))            # a killed grader takes its workers (and their children) along

@@ -14,9 +14,9 @@ import csv
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.plugins.export import CsvExportPlugin
 
-from .course import Course
-from .status import current
-from .store import Store
+from autograder.course import Course
+from autograder.record.status import current
+from autograder.record.store import Store
 
 COLUMNS = ["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email",
            "raw_score", "late_submission_penalty", "score", "max_score", "status", "reason"]
