@@ -31,8 +31,8 @@ pip_install() {  # $1 = extras spec, e.g. "" or "[test]"
   if [ -f "$stamp" ] && grep -qxF "$want" "$stamp"; then return; fi
   echo "==> installing the course into $venv (step 1 of 2: PyTorch; step 2: JupyterLab and the rest)"
   # Torch first and pinned, so no other requirement can pull a multi-GB CUDA build by accident;
-  # coursekit/torch_wheel.py picks the build (CPU on Linux without an NVIDIA GPU; COURSE_TORCH overrides).
-  local torch_args; torch_args="$("$venv/bin/python" coursekit/torch_wheel.py constraints-cpu.txt)" || exit 1
+  # coursekit/app/torch_wheel.py picks the build (CPU on Linux without an NVIDIA GPU; COURSE_TORCH overrides).
+  local torch_args; torch_args="$("$venv/bin/python" coursekit/app/torch_wheel.py constraints-cpu.txt)" || exit 1
   # --no-compile: Python compiles each module on its first import instead of all ~14k files up front
   # (fresh set-up of command 1 went from 133 s to 80 s; benchmarks/RESULTS.md#set-up-times).
   # shellcheck disable=SC2086
@@ -55,7 +55,7 @@ install_browser() {
 
 # npm packages, pinned by a package-lock.json and installed into that folder's node_modules (never a CDN):
 # tests/a11y holds axe-core (the accessibility checker the browser tests inject into Chromium);
-# coursekit/site holds what the website serves from its own folder (MathJax, RequireJS, the
+# coursekit/app/site holds what the website serves from its own folder (MathJax, RequireJS, the
 # widgets' HTML manager).
 npm_ci() {  # $1 = folder with package.json and package-lock.json, $2 = what it is, for the log
   local dir="$here/$1" want
@@ -73,7 +73,7 @@ npm_ci() {  # $1 = folder with package.json and package-lock.json, $2 = what it 
   echo "$want" >"$dir/node_modules/.course-lock"
 }
 install_axe() { npm_ci tests/a11y "axe-core (the accessibility tests)"; }
-install_site_js() { npm_ci coursekit/site "MathJax, RequireJS and the widgets' HTML manager (the website)"; }
+install_site_js() { npm_ci coursekit/app/site "MathJax, RequireJS and the widgets' HTML manager (the website)"; }
 
 cmd="${1:-}"; [ $# -gt 0 ] && shift
 case "$cmd" in

@@ -48,7 +48,7 @@ def assert_imports_from(code: Path, env: dict) -> None:
 
 def one_check(notebook: Path, env: dict, every_cell: bool) -> tuple[float, float]:
     """(wall seconds, CPU seconds) of one `course check` process."""
-    command = [sys.executable, "-m", "coursekit.cli", "check", str(notebook)] + (["--every-cell"] if every_cell else [])
+    command = [sys.executable, "-m", "coursekit.app.cli", "check", str(notebook)] + (["--every-cell"] if every_cell else [])
     cpu, start = children_cpu(), time.perf_counter()
     done = subprocess.run(command, cwd=notebook.parent, capture_output=True, text=True, env=env)
     wall, cpu = time.perf_counter() - start, children_cpu() - cpu

@@ -1,5 +1,5 @@
 """What one student's server and lesson kernel cost, with everything installed on and with `course hub`'s
-student config (coursekit/hub/classroom.py `write_server_config`), in the same run.
+student config (coursekit/app/hub/classroom.py `write_server_config`), in the same run.
 
     .venv/bin/python benchmarks/bench_server_memory.py [--rounds 2]
 
@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from conftest import free_port  # noqa: E402
-from coursekit.hub.classroom import COURSE_ID, write_server_config  # noqa: E402
+from coursekit.app.hub.classroom import COURSE_ID, write_server_config  # noqa: E402
 from lesson_client import LESSON, close_session, code_cells, open_session, process_memory, run_cells  # noqa: E402
 
 # the student config before this trim (commit 6f4c20c): only the formgrader switched off
@@ -41,7 +41,7 @@ BEFORE = {"ServerApp": {"jpserver_extensions": {"nbgrader.server_extensions.form
 
 
 def configs(base: Path) -> dict[str, str]:
-    """JUPYTER_CONFIG_PATH per config, as coursekit/hub/config.py `server_environment` builds it."""
+    """JUPYTER_CONFIG_PATH per config, as coursekit/app/hub/config.py `server_environment` builds it."""
     after = base / "after"
     (base / "exchange").mkdir()
     write_server_config(after, base / "exchange")

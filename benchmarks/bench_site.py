@@ -19,7 +19,7 @@ from pathlib import Path
 import nbformat
 
 from coursekit.paths import course_root
-from coursekit.site.build import build_site
+from coursekit.app.site.build import build_site
 
 EDITED = "course/m1-training-vs-inference/03-compute-or-bandwidth.ipynb"
 

@@ -15,8 +15,7 @@ from pathlib import Path
 
 import nbformat
 
-from .paths import START_PAGE, course_root
-from .work import WORK_FOLDER
+from .paths import START_PAGE, WORK_FOLDER, course_root
 
 # The course map's modules; a module with no folder yet is listed as "in preparation".
 MODULES = [

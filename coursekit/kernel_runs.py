@@ -2,7 +2,7 @@
 
 The server's `last_activity` of a kernel moves on any message: a kernel that had only started (after a
 server restart, say) looked as if it had "run code after the last save", and the check went unrecorded.
-The course's kernel (coursekit/kernel.py) writes this record next to its connection file: written at
+The course's kernel (coursekit/app/kernel.py) writes this record next to its connection file: written at
 start with no run, then the time each cell finished. No record: not a course kernel (nothing known).
 """
 from __future__ import annotations

@@ -14,3 +14,5 @@ def course_root() -> Path:
 
 
 START_PAGE = "course/index.ipynb"
+# each learner's own copy of the labs (`course work`, coursekit/app/work.py); labs/ is the release
+WORK_FOLDER = "work"

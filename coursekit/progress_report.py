@@ -14,8 +14,7 @@ from pathlib import Path
 
 from . import progress
 from .index import MODULES, notebook_title
-from .paths import course_root
-from .work import WORK_FOLDER
+from .paths import WORK_FOLDER, course_root
 
 NOT_STARTED, IN_PROGRESS, DONE = "not started", "in progress", "done"
 MEANING = ("What the scores mean: a lesson quiz counts the questions right on the first try (you may try "

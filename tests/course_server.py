@@ -47,7 +47,7 @@ def course_start(clone: Path, base: Path, *options: str, autosave_s: int | None 
                JUPYTER_RUNTIME_DIR=str(base / "runtime"), JUPYTERLAB_SETTINGS_DIR=str(settings),
                JUPYTERLAB_WORKSPACES_DIR=str(base / "workspaces"),
                MPLBACKEND="module://matplotlib_inline.backend_inline")
-    # the installed `course` script: `python -m coursekit.cli` in the clone would import the clone's copy
+    # the installed `course` script: `python -m coursekit.app.cli` in the clone would import the clone's copy
     command = [str(Path(sys.executable).parent / "course"), "start", "--no-browser", f"--port={port}", *options,
                "--", f"--ServerApp.token={token}", "--ip=127.0.0.1", *jupyter_args]
     with serve(command, env, base / "course-start.log", port, token, clone, progress) as server:

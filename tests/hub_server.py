@@ -24,8 +24,8 @@ from pathlib import Path
 import requests
 
 from conftest import ROOT, free_port
-from coursekit.hub.classroom import Layout
-from coursekit.hub.config import server_environment
+from coursekit.app.hub.classroom import Layout
+from coursekit.app.hub.config import server_environment
 from waiting import wait_for
 
 PASSWORD = "class-password-1"
@@ -183,7 +183,7 @@ def make_hub(students: list[str], course: Path, instructor: str = "prof", option
     roster.write_text("username,role,name\n" + f"{users[instructor]},instructor,Prof\n"
                       + "".join(f"{users[s]},student,{s.title()}\n" for s in students))
     port = free_port()
-    command = [sys.executable, "-m", "coursekit.cli", "hub", "--roster", str(roster), "--data", str(base / "data"),
+    command = [sys.executable, "-m", "coursekit.app.cli", "hub", "--roster", str(roster), "--data", str(base / "data"),
                "--course", str(course), "--port", str(port), "--hub-port", str(free_port()),
                "--proxy-api-port", str(free_port()), *options]
     env = dict(os.environ, COURSE_QUICK="1")

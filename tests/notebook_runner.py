@@ -15,7 +15,7 @@ import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError
 
-from coursekit.site.execute import kernel_transport
+from coursekit.app.site.execute import kernel_transport
 from run_once import locked
 
 

@@ -1,4 +1,4 @@
-"""Run the course website's quiz code (coursekit/site/static/*.js) in node, for the parity tests."""
+"""Run the course website's quiz code (coursekit/app/site/static/*.js) in node, for the parity tests."""
 from __future__ import annotations
 
 import json

@@ -98,7 +98,7 @@ def test_authoring_md_from_nothing_to_a_graded_batch(tmp_path):
     work = tmp_path / "work"
     work.mkdir()
     (work / "kv-lab.ipynb").write_text((tmp_path / "inbox" / "ada.ipynb").read_text())
-    check = subprocess.run([sys.executable, "-m", "coursekit.cli", "check", str(work / "kv-lab.ipynb")], cwd=tmp_path,
+    check = subprocess.run([sys.executable, "-m", "coursekit.app.cli", "check", str(work / "kv-lab.ipynb")], cwd=tmp_path,
                            env={**env, "COURSE_ROOT": str(course)}, capture_output=True, text=True, timeout=300)
     assert check.returncode == 0 and "PASS  Task (KV cache bytes)" in check.stdout, check.stdout + check.stderr
     assert not (ROOT / "labs" / "kv-lab").exists() and not (ROOT / "solutions" / "kv-lab").exists()

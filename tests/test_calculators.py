@@ -1,5 +1,5 @@
 """The website's calculators compute what coursekit computes: calculators.js, run in node over random
-inputs drawn here, against coursekit's own functions (coursekit.site.calculators.reference), to 1e-9
+inputs drawn here, against coursekit's own functions (coursekit.app.site.calculators.reference), to 1e-9
 relative; and each calculator lands in its lesson, at the end of the section that teaches it."""
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import pytest
 from coursekit import hardware, prices
 from coursekit.calc import memory
 from coursekit.model_configs import ALL_MODELS
-from coursekit.site import calculators as calc
+from coursekit.app.site import calculators as calc
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES_PER_CALCULATOR = 1000

@@ -9,7 +9,7 @@ from urllib.parse import urljoin
 
 import pytest
 
-from coursekit.site import calculators as calc
+from coursekit.app.site import calculators as calc
 from test_calculators import mismatches
 from test_site import html_path, site, site_url  # noqa: F401  (module fixtures)
 

@@ -16,7 +16,7 @@ from coursekit.checks import selfcheck, visible
 
 ROOT = Path(__file__).resolve().parent.parent
 LAB = "lab2-cluster"   # plain arithmetic: a check of it is quick
-NO_GRADER = "import sys; sys.modules['autograder'] = None; from coursekit.cli import main; sys.exit(main(sys.argv[1:]))"
+NO_GRADER = "import sys; sys.modules['autograder'] = None; from coursekit.app.cli import main; sys.exit(main(sys.argv[1:]))"
 # Libraries a check of plain-arithmetic tasks has no use for: other commands' (site, quiz widgets, the
 # Jupyter server) and the notebook's plots; importing them was most of what such a check took.
 HEAVY = ("matplotlib", "torch", "ipywidgets", "nbclient", "nbformat", "jupyter_server", "yaml", "numpy")

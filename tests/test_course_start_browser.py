@@ -18,7 +18,7 @@ import nbformat
 import pytest
 
 from course_server import SCRATCH, clone_course, course_start, git_status
-from coursekit.saving import QUIZ_NOTE, WIDGET_VIEW
+from coursekit.app.saving import QUIZ_NOTE, WIDGET_VIEW
 from jupyterlab_ui import open_notebook, run_all_cells
 from waiting import wait_for
 from test_quiz_browser import GOOD, QUIZ_ITEMS

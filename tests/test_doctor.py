@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def doctor(env_extra: dict, tmp_path: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "COURSE_PROGRESS_DIR": str(tmp_path / "progress"), **env_extra}
-    return subprocess.run([sys.executable, "-m", "coursekit.cli", "doctor"], env=env,
+    return subprocess.run([sys.executable, "-m", "coursekit.app.cli", "doctor"], env=env,
                           capture_output=True, text=True, timeout=180)
 
 
@@ -60,7 +60,7 @@ def lab_config(tmp_path: Path, disabled: dict) -> Path:
      "jupyter labextension enable @jupyter/nbgrader:create-assignment"),
 ])
 def test_doctor_reports_a_disabled_extension_or_single_plugin(tmp_path, monkeypatch, disabled, label, detail, fix):
-    from coursekit.doctor import check_lab_extensions
+    from coursekit.app.doctor import check_lab_extensions
 
     monkeypatch.setenv("JUPYTER_CONFIG_DIR", str(lab_config(tmp_path, {disabled: True})))
     checks = {c.name: c for c in check_lab_extensions()}
@@ -72,7 +72,7 @@ def test_doctor_reports_a_disabled_extension_or_single_plugin(tmp_path, monkeypa
                                            ("jupyterlab", "4.1.8"), ("jupyterlab", "5.0.0"),
                                            ("ipywidgets", "7.8.1"), ("ipywidgets", None)])
 def test_doctor_enforces_the_pyproject_version_ranges(monkeypatch, dist, version):
-    from coursekit import doctor
+    from coursekit.app import doctor
 
     real = doctor._version
     monkeypatch.setattr(doctor, "_version", lambda name: version if name == dist else real(name))
@@ -88,7 +88,7 @@ def test_doctor_version_ranges_come_from_pyproject():
     tomllib = pytest.importorskip("tomllib")  # Python 3.11+
     from packaging.requirements import Requirement
 
-    from coursekit.doctor import CHECKED_PACKAGES, required_ranges
+    from coursekit.app.doctor import CHECKED_PACKAGES, required_ranges
 
     declared = [Requirement(line) for line in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]]
     ranges = required_ranges()  # a stale install (pyproject changed, not reinstalled) fails here
@@ -107,7 +107,7 @@ def _fake_course(tmp_path: Path) -> Path:
 
 
 def test_doctor_reports_missing_labs_folder(tmp_path):
-    from coursekit.doctor import check_labs
+    from coursekit.app.doctor import check_labs
 
     root = _fake_course(tmp_path)
     assert check_labs(root).ok
@@ -117,7 +117,7 @@ def test_doctor_reports_missing_labs_folder(tmp_path):
 
 
 def test_doctor_reports_missing_or_broken_banks(tmp_path):
-    from coursekit.doctor import check_banks
+    from coursekit.app.doctor import check_banks
 
     root = _fake_course(tmp_path)
     assert check_banks(root).ok, check_banks(root)
@@ -131,7 +131,7 @@ def test_doctor_reports_missing_or_broken_banks(tmp_path):
 
 
 def test_doctor_reports_a_broken_exercise_file_by_name(tmp_path):
-    from coursekit.doctor import check_exercises
+    from coursekit.app.doctor import check_exercises
     from coursekit.exercises.bank import FOLDER
 
     assert check_exercises().ok, check_exercises()
@@ -144,7 +144,7 @@ def test_doctor_reports_a_broken_exercise_file_by_name(tmp_path):
 
 
 def test_doctor_reports_corrupt_course_folder(tmp_path):
-    from coursekit.doctor import check_course_files
+    from coursekit.app.doctor import check_course_files
 
     root = _fake_course(tmp_path)
     assert check_course_files(root).ok
@@ -157,7 +157,7 @@ def test_doctor_reports_corrupt_course_folder(tmp_path):
 
 
 def test_doctor_reports_unwritable_progress_store(tmp_path, monkeypatch):
-    from coursekit.doctor import check_progress_writable
+    from coursekit.app.doctor import check_progress_writable
 
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
@@ -174,7 +174,7 @@ def test_doctor_command_exit_code_follows_checks(tmp_path):
 
 
 def test_doctor_prints_each_check_as_it_finishes(monkeypatch, capsys):
-    from coursekit import doctor
+    from coursekit.app import doctor
 
     seen_before_banks = []
 
@@ -195,7 +195,7 @@ def test_doctor_prints_each_check_as_it_finishes(monkeypatch, capsys):
 # run ends, not flushed all at once at exit.
 HELD_BANKS = """
 import pathlib, sys, time
-from coursekit import doctor
+from coursekit.app import doctor
 gate, real = pathlib.Path(sys.argv[1]), doctor.check_banks
 def held(root):
     while not gate.exists():

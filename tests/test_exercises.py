@@ -203,7 +203,7 @@ def test_the_output_carries_the_widget_and_a_self_contained_html_form():
 
 
 def test_the_site_prefers_the_html_form_to_a_widget_view():
-    from coursekit.site.build import CONF_PY, STUDENT_COPY
+    from coursekit.app.site.build import CONF_PY, STUDENT_COPY
 
     namespace: dict = {}
     exec(CONF_PY.format(title="t", student=STUDENT_COPY), namespace)
@@ -235,8 +235,8 @@ def test_lessons_execute_with_their_exercises(executed_notebooks, lesson):
 def lesson_site(executed_notebooks, tmp_path_factory):
     """One executed lesson rendered by the site's own steps (make_static, CONF_PY, Sphinx + MyST-NB)."""
     from coursekit.quiz.bank import load_all_banks
-    from coursekit.site.build import CONF_PY, SITE_TITLE, STUDENT_COPY
-    from coursekit.site.static_pages import make_static
+    from coursekit.app.site.build import CONF_PY, SITE_TITLE, STUDENT_COPY
+    from coursekit.app.site.static_pages import make_static
 
     rel = LESSONS["m1-l3"].relative_to(ROOT).as_posix()
     nb = executed_notebooks.get(LESSONS["m1-l3"])

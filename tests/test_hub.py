@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from coursekit.hub.roster import RosterError, load_roster
+from coursekit.app.hub.roster import RosterError, load_roster
 from hub_server import own_pids
 
 
@@ -48,7 +48,7 @@ def test_bad_roster_is_refused_with_the_line_named(tmp_path, text, message):
 
 def test_course_hub_refuses_a_bad_roster_before_touching_anything(tmp_path):
     path = write(tmp_path, "username,role\nprof,instructor\nzed-one,student\nzed-one,student\n")
-    done = subprocess.run([sys.executable, "-m", "coursekit.cli", "hub", "--roster", str(path),
+    done = subprocess.run([sys.executable, "-m", "coursekit.app.cli", "hub", "--roster", str(path),
                            "--data", str(tmp_path / "data")], capture_output=True, text=True, timeout=60)
     assert done.returncode == 1
     assert f"{path}:4: duplicate username 'zed-one'" in done.stderr
@@ -190,7 +190,7 @@ def test_a_student_server_keeps_the_assignments_and_widgets_and_drops_what_stude
     import json
     import re
 
-    from coursekit.hub.classroom import COURSE_ID, STUDENT_LAB_PLUGINS_OFF
+    from coursekit.app.hub.classroom import COURSE_ID, STUDENT_LAB_PLUGINS_OFF
 
     import requests
 

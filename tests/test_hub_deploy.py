@@ -147,7 +147,7 @@ def test_values_use_only_keys_the_z2jh_chart_accepts():
 
 
 def test_the_cluster_culls_idle_servers_as_course_hub_does():
-    from coursekit.hub.classroom import CULL_TIMEOUT, cull_every
+    from coursekit.app.hub.classroom import CULL_TIMEOUT, cull_every
 
     cull = values()["cull"]
     assert cull["enabled"] is True

@@ -9,8 +9,8 @@ import os
 import pytest
 import requests
 
-from coursekit.hub.config import server_environment
-from coursekit.hub.tutor_service import service_url
+from coursekit.app.hub.config import server_environment
+from coursekit.app.hub.tutor_service import service_url
 from tutor_endpoint import RecordingEndpoint
 
 pytestmark = pytest.mark.slow
@@ -87,6 +87,6 @@ def test_a_students_tutor_asks_through_the_service_with_its_hub_token(hub, class
 
 
 def hub_layout(hub):
-    from coursekit.hub.classroom import Layout
+    from coursekit.app.hub.classroom import Layout
 
     return Layout(hub.data)

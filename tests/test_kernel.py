@@ -1,4 +1,4 @@
-"""coursekit.kernel: the kernel `course start` serves reports the language_info the course's
+"""coursekit.app.kernel: the kernel `course start` serves reports the language_info the course's
 notebooks are committed with, so JupyterLab changes nothing when it connects one to a lesson."""
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from coursekit.kernel import LANGUAGE_INFO, kernel_env
-from coursekit.nbtools import iter_notebooks, strip_notebook
+from coursekit.app.kernel import LANGUAGE_INFO, kernel_env
+from coursekit.app.nbtools import iter_notebooks, strip_notebook
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -20,7 +20,7 @@ def test_kernel_env_puts_the_course_kernelspec_first(tmp_path):
     assert kernel_env(env, tmp_path / "data")["JUPYTER_PATH"] == env["JUPYTER_PATH"]   # not twice
     spec = json.loads((tmp_path / "data" / "kernels" / "python3" / "kernel.json").read_text())
     assert spec["display_name"] == "Python 3 (ipykernel)"
-    assert "--IPKernelApp.kernel_class=coursekit.kernel.CourseKernel" in spec["argv"]
+    assert "--IPKernelApp.kernel_class=coursekit.app.kernel.CourseKernel" in spec["argv"]
 
 
 @pytest.mark.slow

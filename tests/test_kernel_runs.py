@@ -7,7 +7,7 @@ import json
 
 from jupyter_client import KernelManager
 
-from coursekit.kernel import kernelspec
+from coursekit.app.kernel import kernelspec
 from coursekit.kernel_runs import record_path
 
 

@@ -84,7 +84,7 @@ def test_run_all_and_autosave_leave_the_lesson_and_git_pull_works(tmp_path, brow
             assert (student / LESSON).read_bytes() == shipped
             assert git_status(student) == ""
             refused = save_through_api(server, LESSON, nbformat.read(student / LESSON, as_version=4))
-            # 403 from coursekit/contents.py; jupytext, when installed, re-raises it as a 500 with our message
+            # 403 from coursekit/app/contents.py; jupytext, when installed, re-raises it as a 500 with our message
             assert refused.code in (403, 500) and "is course material" in refused.read().decode()
 
             # The course changes upstream; the learner updates with the lesson's tab still open.

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from coursekit import doctor, progress, progress_report
+from coursekit.app import doctor
+from coursekit import progress
+from coursekit import progress_report
 
 ROOT = Path(__file__).resolve().parent.parent
 

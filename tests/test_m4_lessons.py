@@ -137,7 +137,7 @@ def test_progress_files_lab4_checks_and_quizzes_under_module4(tmp_path, monkeypa
 
 
 def test_doctor_counts_module4_files():
-    from coursekit import doctor
+    from coursekit.app import doctor
 
     lessons = doctor.check_course_files(ROOT)
     labs = doctor.check_labs(ROOT)

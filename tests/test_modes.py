@@ -1,4 +1,4 @@
-"""coursekit.modes: student mode adds the course's own config folder to the server's
+"""coursekit.app.modes: student mode adds the course's own config folder to the server's
 JUPYTER_CONFIG_PATH (never the user's config); instructor mode and tools that report what is
 installed go without it."""
 from __future__ import annotations
@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from coursekit.modes import STUDENT_CONFIG, mode_env, without_mode_config
+from coursekit.app.modes import STUDENT_CONFIG, mode_env, without_mode_config
 
 
 def test_student_mode_puts_the_course_config_first_and_keeps_the_users_path():
@@ -38,7 +38,7 @@ def test_student_config_hides_instructor_tools_and_keeps_student_ones():
 def test_doctor_in_a_student_mode_terminal_reports_the_install_not_the_mode(monkeypatch):
     """A course terminal inherits the student server's JUPYTER_CONFIG_PATH; the doctor still checks
     what is installed, where every nbgrader plugin is on."""
-    from coursekit.doctor import check_lab_extensions, check_server_extension
+    from coursekit.app.doctor import check_lab_extensions, check_server_extension
 
     monkeypatch.setenv("JUPYTER_CONFIG_PATH", mode_env("student", {})["JUPYTER_CONFIG_PATH"])
     assert all(c.ok for c in check_lab_extensions()), check_lab_extensions()
@@ -46,9 +46,9 @@ def test_doctor_in_a_student_mode_terminal_reports_the_install_not_the_mode(monk
 
 
 def test_student_mode_serves_course_material_read_only():
-    from coursekit.contents import is_course_material
+    from coursekit.app.contents import is_course_material
     config = json.loads((STUDENT_CONFIG / "jupyter_server_config.json").read_text())
-    assert config["ServerApp"]["contents_manager_class"] == "coursekit.contents.CourseContentsManager"
+    assert config["ServerApp"]["contents_manager_class"] == "coursekit.app.contents.CourseContentsManager"
     assert is_course_material("course/m1-training-vs-inference/01-what-each-does.ipynb")
     assert is_course_material("/labs/lab1-roofline/lab1-roofline.ipynb") and is_course_material("solutions/x/y.ipynb")
     # the learner's own places stay writable, and so do the folders themselves

@@ -1,4 +1,4 @@
-"""Every lesson ends with a "Next" link generated from the course outline (`python -m coursekit.nbtools
+"""Every lesson ends with a "Next" link generated from the course outline (`python -m coursekit.app.nbtools
 next`): to the module's next lesson, or after the last lesson to the learner's lab copy and the
 module test. The committed lessons are up to date and every link leads to a notebook."""
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import nbformat
 
-from coursekit.nbtools import NEXT_TAG, next_links, set_next_cell
+from coursekit.app.nbtools import NEXT_TAG, next_links, set_next_cell
 
 ROOT = Path(__file__).resolve().parent.parent
 LINK = r"\]\(([^)]+)\)"
@@ -21,7 +21,7 @@ def test_committed_lessons_end_with_their_current_next_link():
     for lesson, text in links.items():
         last = nbformat.read(lesson, as_version=4).cells[-1]
         assert NEXT_TAG in last.metadata.get("tags", []) and last.source == text, \
-            f"{lesson}: run python -m coursekit.nbtools next"
+            f"{lesson}: run python -m coursekit.app.nbtools next"
 
 
 def test_links_lead_to_the_next_step():

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from jupyter_client.kernelspec import KernelSpecManager
 
-from coursekit.nbtools import KERNELSPEC, strip_notebook
+from coursekit.app.nbtools import KERNELSPEC, strip_notebook
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted(p for folder in ("course", "labs", "solutions") for p in (ROOT / folder).rglob("*.ipynb")
@@ -27,4 +27,4 @@ def test_strip_writes_the_installed_kernels_spec(tmp_path):
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: str(p.relative_to(ROOT)))
 def test_committed_notebook_opens_clean(path):
     assert json.loads(path.read_text())["metadata"].get("kernelspec") == KERNELSPEC, \
-        f"{path}: run python -m coursekit.nbtools strip {path.relative_to(ROOT)}"
+        f"{path}: run python -m coursekit.app.nbtools strip {path.relative_to(ROOT)}"

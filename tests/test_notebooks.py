@@ -47,7 +47,7 @@ def test_notebook_is_valid_and_stripped(path):
     assert nb.nbformat == 4, f"{path.relative_to(ROOT)} is nbformat {nb.nbformat}, expected 4"
     dirty = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and (c.outputs or c.execution_count)]
     assert not dirty, (f"{path.relative_to(ROOT)} has outputs or execution counts in cells {dirty}: "
-                       "run python -m coursekit.nbtools strip")
+                       "run python -m coursekit.app.nbtools strip")
 
 
 @pytest.mark.slow

@@ -101,7 +101,7 @@ def test_private_folder_generates_grades_and_exports_without_touching_the_checko
     work = tmp_path / "work" / LAB
     work.mkdir(parents=True)
     (work / NB).write_text(student_copy(private, impl_mean=WRONG_MEAN))
-    check = run(private, "coursekit.cli", "check", str(work / NB), env_extra={"COURSE_ROOT": str(private)})
+    check = run(private, "coursekit.app.cli", "check", str(work / NB), env_extra={"COURSE_ROOT": str(private)})
     assert check.returncode == 1 and "PASS  Task (add)" in check.stdout and "FAIL  Task (mean)" in check.stdout
 
     assert checkout_state() == before, "the public checkout changed"

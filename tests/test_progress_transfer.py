@@ -10,7 +10,7 @@ import pytest
 
 from coursekit import progress
 from coursekit.progress_report import course_report
-from coursekit.progress_transfer import export_file, import_file
+from coursekit.app.progress_transfer import export_file, import_file
 
 from test_site import ROOT
 
@@ -22,7 +22,7 @@ def store(tmp_path, monkeypatch):
 
 
 def site_attempt(score_first: bool, correct: bool, seed: str = "site-abc-1") -> dict:
-    """A lesson-quiz attempt as the website records it (coursekit/site/static/quiz.js)."""
+    """A lesson-quiz attempt as the website records it (coursekit/app/site/static/quiz.js)."""
     items = {"m1-l1-a": {"tries": 1 if score_first else 2, "first_correct": score_first, "correct": correct,
                          "responses": [0]}}
     return {"seed": seed, "source": "site", "attempt": 1, "started": "2026-11-25T10:00:00+00:00",
@@ -93,7 +93,7 @@ def test_a_bad_file_is_refused_naming_the_file_and_the_problem(store, text, prob
         import_file(bad)
     assert str(caught.value) == f"{bad}: not a course progress file: {problem}"
     assert progress.load() == before                                   # nothing merged from a bad file
-    done = subprocess.run([sys.executable, "-m", "coursekit.cli", "progress", "--import", str(bad)],
+    done = subprocess.run([sys.executable, "-m", "coursekit.app.cli", "progress", "--import", str(bad)],
                           capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 1 and done.stderr.strip() == f"course progress: {bad}: not a course progress file: {problem}"
 

@@ -7,7 +7,7 @@ import pytest
 
 from coursekit.quiz import check_banks, load_all_banks, load_bank
 from coursekit.quiz.bank import BankError, bank_files
-from coursekit.quiz.cli import register
+from coursekit.app.quiz_cli import register
 
 ROOT = Path(__file__).resolve().parent.parent
 QUIZZES = ROOT / "quizzes"

@@ -71,7 +71,7 @@ def test_grade_agrees_with_nbgrader_status_and_export_and_resumes(course, tmp_pa
     assert float(nbgrader_grades(course)[(QUIZ, "carol")]["raw_score"]) == 15
 
     # The old entry point runs the moved command in its own process.
-    moved = run(course, "quiz", "grade", QUIZ, "--no-progress", module="coursekit.cli")
+    moved = run(course, "quiz", "grade", QUIZ, "--no-progress", module="coursekit.app.cli")
     assert "autograder quiz grade" in moved.stderr and "already graded 3" in moved.stdout
 
     out = run(course, "quiz", "analytics", QUIZ, "--plot", str(tmp_path / "items.png")).stdout

@@ -92,7 +92,7 @@ def test_module_test_is_not_submitted_with_an_unreadable_number(tmp_path, monkey
 
 
 def test_the_number_reader_reads_the_same_in_python_and_the_browser():
-    """The course website's port of this reader (coursekit/site/static/quiz-engine.js, run in node):
+    """The course website's port of this reader (coursekit/app/site/static/quiz-engine.js, run in node):
     read_number over every unit a bank uses and a table of spellings: the same value, the same
     'Read your answer as' line, or the same message why not."""
     from site_js import MALFORMED, node

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from coursekit import progress, progress_report
-from coursekit.quiz.cli import register
+from coursekit.app.quiz_cli import register
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from coursekit.quiz.template import new_bank
 
 
 def course(*args, cwd):
-    return subprocess.run([sys.executable, "-m", "coursekit.cli", "quiz", *args], cwd=cwd,
+    return subprocess.run([sys.executable, "-m", "coursekit.app.cli", "quiz", *args], cwd=cwd,
                           capture_output=True, text=True, timeout=120)
 
 

@@ -1,4 +1,4 @@
-"""coursekit.saving: the pre-save hook `course start` installs saves widget views as a "run this
+"""coursekit.app.saving: the pre-save hook `course start` installs saves widget views as a "run this
 cell" note, and leaves every other output and file alone."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import copy
 
 import nbformat
 
-from coursekit.saving import QUIZ_NOTE, WIDGET_NOTE, WIDGET_VIEW, pre_save_hook, replace_widget_views
+from coursekit.app.saving import QUIZ_NOTE, WIDGET_NOTE, WIDGET_VIEW, pre_save_hook, replace_widget_views
 
 
 def widget_output(model_id: str = "abc") -> dict:

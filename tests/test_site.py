@@ -20,8 +20,8 @@ from urllib.parse import unquote, urljoin, urlparse
 import nbformat
 import pytest
 
-from coursekit.site.build import site_modules
-from coursekit.site.execute import HASH_KEY, code_fingerprint, is_current, source_hash
+from coursekit.app.site.build import site_modules
+from coursekit.app.site.execute import HASH_KEY, code_fingerprint, is_current, source_hash
 
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,7 +59,7 @@ BUILD_LOG: dict[str, str] = {}   # the `course site` run's stderr, for the warni
 @pytest.fixture(scope="module")
 def site(executed_notebooks) -> Path:
     seed_site_cache(executed_notebooks)
-    done = subprocess.run([sys.executable, "-m", "coursekit.cli", "site"], cwd=ROOT, capture_output=True,
+    done = subprocess.run([sys.executable, "-m", "coursekit.app.cli", "site"], cwd=ROOT, capture_output=True,
                           text=True, timeout=3000)
     assert done.returncode == 0, f"course site failed:\n{done.stderr[-3000:]}"
     assert f"executed {SITE_EXECUTES}" in done.stdout, done.stdout      # its own execution path ran
@@ -169,14 +169,14 @@ def test_lesson_quiz_is_answered_on_the_page_and_says_how_to_open_it_in_jupyterl
 
 
 def test_cached_notebooks_are_executed_again_when_the_library_or_a_bank_changes(tmp_path):
-    """Not when coursekit/site changes: it shapes pages after execution. The course lives in a folder
+    """Not when coursekit/app/site changes: it shapes pages after execution. The course lives in a folder
     named "site" here, as a checkout may: only paths inside the course count."""
     tmp_path = tmp_path / "site"
-    for rel in ("coursekit/calc/memory.py", "coursekit/site/build.py", "quizzes/m1/l1.yaml"):
+    for rel in ("coursekit/calc/memory.py", "coursekit/app/site/build.py", "quizzes/m1/l1.yaml"):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text("x = 1\n")
     before = code_fingerprint(tmp_path)
-    (tmp_path / "coursekit/site/build.py").write_text("x = 2\n")
+    (tmp_path / "coursekit/app/site/build.py").write_text("x = 2\n")
     assert code_fingerprint(tmp_path) == before
     for rel in ("coursekit/calc/memory.py", "quizzes/m1/l1.yaml"):
         (tmp_path / rel).write_text("changed\n")
@@ -237,7 +237,7 @@ def test_pages_reflow_at_200_percent_zoom(site_url, browser):
 
 
 def test_site_config_turns_on_mathjax_assistive_output():
-    from coursekit.site.build import CONF_PY, SEARCH_BUTTON
+    from coursekit.app.site.build import CONF_PY, SEARCH_BUTTON
 
     conf = CONF_PY.format(title="t", static="s", student="student")
     assert '"enableAssistiveMml": True' in conf
@@ -247,7 +247,7 @@ def test_site_config_turns_on_mathjax_assistive_output():
 @pytest.mark.slow
 @pytest.mark.browser
 def test_formulas_reach_screen_readers_as_mathml(site_url, page):
-    """The site serves its own MathJax (coursekit/site/assets.py): every formula gets MathJax's assistive
+    """The site serves its own MathJax (coursekit/app/site/assets.py): every formula gets MathJax's assistive
     MathML, and the page with it still passes axe."""
     from axe import blocking, run_axe, summary
 
@@ -414,7 +414,7 @@ def test_footer_names_the_authors_and_year(site):
 
 @pytest.mark.slow
 def test_every_page_links_to_the_repository(site):
-    from coursekit.site.build import repository_url
+    from coursekit.app.site.build import repository_url
 
     url = repository_url(ROOT)
     assert url.startswith("https://")
@@ -424,7 +424,7 @@ def test_every_page_links_to_the_repository(site):
 
 
 def test_the_repository_comes_from_pyproject(tmp_path):
-    from coursekit.site.build import repository_url
+    from coursekit.app.site.build import repository_url
 
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n[project.urls]\nRepository = "https://example.org/c"\n')
     assert repository_url(tmp_path) == "https://example.org/c"
@@ -470,7 +470,7 @@ def test_build_log_has_no_warning(site):
 
 
 def test_site_kernel_starts_without_the_unencrypted_tcp_warning(tmp_path, capfd):
-    from coursekit.site.execute import execute
+    from coursekit.app.site.execute import execute
 
     notebook = tmp_path / "n.ipynb"
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(6 * 7)")]), notebook)
@@ -521,7 +521,7 @@ def test_a_lesson_fits_laptop_and_phone_screens(site_url, browser, artifacts_dir
 
 def test_static_pages_send_next_lab_links_to_the_lab_page_and_drop_unseen_widget_state():
     """Without a site build: the two page edits that make_static applies to every notebook."""
-    from coursekit.site.static_pages import WIDGET_VIEW, make_static
+    from coursekit.app.site.static_pages import WIDGET_VIEW, make_static
 
     def notebook(tags):
         view = nbformat.v4.new_output("display_data", data={WIDGET_VIEW: {"model_id": "m"}, "text/plain": "Box()"})
@@ -541,7 +541,7 @@ def test_static_pages_send_next_lab_links_to_the_lab_page_and_drop_unseen_widget
 
 
 def test_a_site_built_before_npm_ci_says_how_to_get_its_scripts(tmp_path):
-    from coursekit.site.assets import copy_npm_files
+    from coursekit.app.site.assets import copy_npm_files
 
     with pytest.raises(RuntimeError, match=r"tex-mml-chtml\.js not found.*\./course\.sh site.*npm ci"):
         copy_npm_files(tmp_path / "_static", node_modules=tmp_path / "node_modules")

@@ -224,7 +224,7 @@ def test_module_test_passes_at_80_percent_and_progress_travels_to_jupyterlab_and
     download.value.save_as(exported)
 
     env = {**os.environ, "COURSE_PROGRESS_DIR": str(tmp_path / "store")}
-    course = [sys.executable, "-m", "coursekit.cli", "progress"]
+    course = [sys.executable, "-m", "coursekit.app.cli", "progress"]
     done = subprocess.run([*course, "--import", str(exported)], env=env, capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     report = subprocess.run(course, env=env, capture_output=True, text=True, cwd=ROOT).stdout
@@ -324,10 +324,10 @@ def test_an_exercise_revealed_on_the_site_shows_in_its_progress_and_travels(site
     exported = tmp_path / "course-progress.json"
     download.value.save_as(exported)
     env = {**os.environ, "COURSE_PROGRESS_DIR": str(tmp_path / "jupyterlab")}
-    done = subprocess.run([sys.executable, "-m", "coursekit.cli", "progress", "--import", str(exported)],
+    done = subprocess.run([sys.executable, "-m", "coursekit.app.cli", "progress", "--import", str(exported)],
                           env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
-    shown = subprocess.run([sys.executable, "-m", "coursekit.cli", "progress"], env=env, capture_output=True,
+    shown = subprocess.run([sys.executable, "-m", "coursekit.app.cli", "progress"], env=env, capture_output=True,
                            text=True, timeout=120).stdout
     line = next(line for line in shown.splitlines() if "Memory in bytes per parameter" in line)
     assert line.endswith("; exercises: 1 of 3 answered and revealed"), shown

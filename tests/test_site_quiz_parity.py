@@ -1,10 +1,10 @@
 """The website checks answers with the same rules as JupyterLab: for every item of every bank, every
 variant the site exports, and a table of answers (the key, wrong answers, each option and mistake,
 numbers just inside and just outside the tolerance, thousands separators, decimal commas, units, scale
-words, currency signs, malformed text), the JavaScript engine (coursekit/site/static/quiz-engine.js,
+words, currency signs, malformed text), the JavaScript engine (coursekit/app/site/static/quiz-engine.js,
 run in node) gives the Python engine's verdict, feedback, explanation and "Read your answer as ..."
 line, or its refusal message word for word. The progress report and the import merge are held to
-coursekit/progress_report.py and coursekit/progress_transfer.py the same way.
+coursekit/progress_report.py and coursekit/app/progress_transfer.py the same way.
 """
 from __future__ import annotations
 
@@ -15,12 +15,12 @@ import pytest
 
 from coursekit import progress
 from coursekit.progress_report import course_report
-from coursekit.progress_transfer import merge, problems, read_export
+from coursekit.app.progress_transfer import merge, problems, read_export
 from coursekit.quiz.bank import load_all_banks
 from coursekit.quiz.engine import grade, outside_tolerance
 from coursekit.quiz.numbers import UnreadableNumber, read_number
 from coursekit.quiz.widgets import REPEATED_VERDICT
-from coursekit.site.quizzes import export_item, outline
+from coursekit.app.site.quizzes import export_item, outline
 from site_js import MALFORMED, node
 
 from test_site import ROOT
@@ -77,7 +77,7 @@ def test_a_module_test_is_exported_with_the_jupyterlab_draw_and_pass_mark(banks)
     """15 drawn from the whole pool (its own items and its lessons'), passed at the bank's 80%, as
     ModuleTestView does; a lesson quiz draws its bank's `show`; every item keeps its feedback."""
     from coursekit.quiz.bank import MODULE_TEST_SHOW, pool
-    from coursekit.site.quizzes import export_bank
+    from coursekit.app.site.quizzes import export_bank
 
     for bank in banks.values():
         data = export_bank(bank, banks)
@@ -95,7 +95,7 @@ def test_a_module_test_is_exported_with_the_jupyterlab_draw_and_pass_mark(banks)
 @pytest.mark.slow     # about 150,000 answers, graded by both engines: 20 s on a loaded machine
 def test_every_item_of_every_bank_gets_the_same_verdict_and_feedback_in_the_browser(banks):
     from coursekit.quiz.engine import instantiate
-    from coursekit.site.quizzes import variant_seeds
+    from coursekit.app.site.quizzes import variant_seeds
 
     items, cases, expected = [], [], []
     for bank in banks.values():

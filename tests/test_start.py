@@ -17,7 +17,7 @@ pytestmark = pytest.mark.slow
 def test_course_start_serves_the_start_page(tmp_path):
     port, token = free_port(), "course-start-test"
     env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(tmp_path), "COURSE_PROGRESS_DIR": str(tmp_path / "p")}
-    process = subprocess.Popen([sys.executable, "-m", "coursekit.cli", "start", "--no-browser", "--port", str(port),
+    process = subprocess.Popen([sys.executable, "-m", "coursekit.app.cli", "start", "--no-browser", "--port", str(port),
                                 "--", f"--ServerApp.token={token}", "--ip=127.0.0.1"],
                                env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     started = time.monotonic()

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from conftest import free_port
-from coursekit.doctor import check_terminal_commands
-from coursekit.terminal import resolve_in_terminal, scripts_dir
+from coursekit.app.doctor import check_terminal_commands
+from coursekit.app.terminal import resolve_in_terminal, scripts_dir
 
 SCRIPTS = scripts_dir()
 

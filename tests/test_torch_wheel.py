@@ -1,4 +1,4 @@
-"""coursekit.torch_wheel: the torch build course.sh installs. A Linux machine without an NVIDIA GPU
+"""coursekit.app.torch_wheel: the torch build course.sh installs. A Linux machine without an NVIDIA GPU
 gets the CPU build (from PyTorch's CPU index, unless pip already finds one without an index, as on
 this machine); a GPU or COURSE_TORCH=cuda gets PyPI's CUDA build; macOS and Windows get PyPI's."""
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from coursekit.torch_wheel import CPU_INDEX, pinned_torch, pip_resolves_cpu_build, torch_pip_args
+from coursekit.app.torch_wheel import CPU_INDEX, pinned_torch, pip_resolves_cpu_build, torch_pip_args
 
 ROOT = Path(__file__).resolve().parent.parent
 CPU_ARGS = ["--extra-index-url", CPU_INDEX]
@@ -54,10 +54,10 @@ def test_course_sh_step_on_this_machine_uses_the_local_cpu_wheel():
     if not pip_resolves_cpu_build(requirement):
         pytest.skip(f"pip here does not find a +cpu {requirement} without an index")
     env = {k: v for k, v in os.environ.items() if k != "COURSE_TORCH"}
-    run = subprocess.run([sys.executable, "coursekit/torch_wheel.py", "constraints-cpu.txt"], cwd=ROOT, env=env,
+    run = subprocess.run([sys.executable, "coursekit/app/torch_wheel.py", "constraints-cpu.txt"], cwd=ROOT, env=env,
                          capture_output=True, text=True, timeout=180)
     assert run.returncode == 0 and run.stdout.strip() == "", run
     assert f"==> installing {requirement}: CPU build, found by pip without an index" in run.stderr
-    bad = subprocess.run([sys.executable, "coursekit/torch_wheel.py"], cwd=ROOT, env={**env, "COURSE_TORCH": "gpu"},
+    bad = subprocess.run([sys.executable, "coursekit/app/torch_wheel.py"], cwd=ROOT, env={**env, "COURSE_TORCH": "gpu"},
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "COURSE_TORCH='gpu'" in bad.stderr

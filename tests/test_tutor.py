@@ -10,7 +10,7 @@ import pytest
 
 from tutor_endpoint import RecordingEndpoint
 
-from coursekit.cli import main as course
+from coursekit.app.cli import main as course
 from coursekit.tutor import usage
 from coursekit.tutor.client import TutorError, stream_chat
 from coursekit.tutor.config import TutorConfig, TutorConfigError, load, parse
@@ -212,8 +212,8 @@ def test_the_panel_streams_the_reply_and_says_why_when_it_cannot(learner, tmp_pa
 def test_a_class_hub_gives_students_the_tutor_and_a_write_only_counts_folder(learner, tmp_path, capsys):
     from dataclasses import asdict
 
-    from coursekit.hub.classroom import Layout, Settings
-    from coursekit.hub.config import server_environment
+    from coursekit.app.hub.classroom import Layout, Settings
+    from coursekit.app.hub.config import server_environment
 
     layout = Layout(tmp_path / "hub")
     layout.data.mkdir()

@@ -4,8 +4,8 @@ from __future__ import annotations
 import shutil
 import subprocess
 
-from coursekit.cli import main
-from coursekit.work import make_work_copies
+from coursekit.app.cli import main
+from coursekit.app.work import make_work_copies
 
 from conftest import ROOT
 

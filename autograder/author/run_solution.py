@@ -17,7 +17,7 @@ import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError
 
-from coursekit.site.execute import kernel_transport
+from coursekit.app.site.execute import kernel_transport
 
 
 def main(notebook: str, out: str, timeout: str) -> int:

@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path, PurePosixPath
 
 from coursekit.checks.visible import checks_name
-from coursekit.nbtools import strip_notebook
+from coursekit.app.nbtools import strip_notebook
 
 from autograder.release.visible_cases import write_checks
 from autograder.course import Course

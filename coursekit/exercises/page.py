@@ -2,11 +2,11 @@
 
 The exercise cell's output carries this as its text/html (view.py), so `course site` renders it from
 the executed notebook like any other output; the site's conf.py prefers text/html to a widget view
-(coursekit/site/build.py), since no kernel serves the widget there. The script is inline and fetches
+(coursekit/app/site/build.py), since no kernel serves the widget there. The script is inline and fetches
 nothing; it reads numbers like coursekit/quiz/numbers.py (separators, decimal comma, 1.2e9,
 x 10^9, k/M/bn and scale words, the exercise's units) and writes the same comparison sentence as
 bank.compare. It lives here, in a .py file, so a change to it re-executes the site's cached lessons
-(coursekit/site/execute.py fingerprints coursekit's .py files).
+(coursekit/app/site/execute.py fingerprints coursekit's .py files).
 """
 from __future__ import annotations
 

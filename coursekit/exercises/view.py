@@ -4,7 +4,7 @@ The widget's worked-answer area stays empty until the reveal. The same output al
 page.exercise_html as text/html, which the website shows (JupyterLab shows the widget); that form holds
 the worked answer hidden in the page, so an exercise is a check a learner runs on themselves, not a
 secret (graded questions are the quizzes' job). `course start` saves the output as a "run this cell"
-note (coursekit/saving.py), so a saved notebook keeps neither.
+note (coursekit/app/saving.py), so a saved notebook keeps neither.
 """
 from __future__ import annotations
 

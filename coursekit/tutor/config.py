@@ -4,7 +4,7 @@ Two files, both JSON, the class's first:
   COURSE_TUTOR_CONFIG    the class's file (`course hub` points every student's server at <data>/tutor.json):
                          endpoint, model, key file, per-student rate limit, labs it is off for, opt-in counts;
                          with COURSE_TUTOR_SERVICE set (on the hub) questions go to that service instead,
-                         which holds the key and enforces the limit (coursekit/hub/tutor_service.py)
+                         which holds the key and enforces the limit (coursekit/app/hub/tutor_service.py)
   <config dir>/tutor.json  a self-paced learner's own, written by `course tutor setup`
                          (COURSE_TUTOR_HOME, else XDG_CONFIG_HOME or ~/.config, then llm-course/)
 The key itself is never in either file: a file path (`key_file`) or an environment variable (`key_env`).

@@ -1,0 +1,56 @@
+"""`course hub`: prepare the class's data folder from a roster, then run JupyterHub on it."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from coursekit.paths import course_root
+from coursekit.app.hub.classroom import CULL_TIMEOUT
+
+DEFAULT_DATA = "/srv/llm-course-hub"
+
+
+def hub(args: argparse.Namespace) -> int:
+    from coursekit.app.hub.accounts import AccountError
+    from coursekit.app.hub.classroom import Layout, Settings, precompile, prepare
+    from coursekit.app.hub.proxy import ensure_proxy
+    from coursekit.app.hub.roster import RosterError, load_roster
+
+    try:
+        roster = load_roster(args.roster)
+        layout = Layout(args.data)
+        settings = Settings(roster=str(Path(args.roster).resolve()),
+                            course_source=str(Path(args.course or course_root()).resolve()),
+                            ip=args.ip, port=args.port, hub_port=args.hub_port, proxy_api_port=args.proxy_api_port,
+                            python=sys.executable, cull_timeout=args.cull_timeout)
+        ensure_proxy()
+        precompile()
+        opened = prepare(layout, roster, settings)
+    except (RosterError, AccountError, RuntimeError) as error:
+        print(f"course hub: {error}", file=sys.stderr)
+        return 1
+    for folder in opened:
+        print(f"course hub: made {folder} traversable (o+x) so the class accounts can run this Python")
+    print(f"course hub: {len(roster.students)} student(s), {len(roster.instructors)} instructor(s); data in "
+          f"{layout.data}; serving http://{args.ip}:{args.port}/ (Ctrl+C to stop)", flush=True)
+    config = Path(__file__).with_name("jupyterhub_config.py")
+    os.environ["COURSE_HUB_DATA"] = str(layout.data)
+    hub_exe = str(Path(sys.executable).parent / "jupyterhub")
+    os.execv(hub_exe, [hub_exe, "-f", str(config)])
+    return 0  # not reached
+
+
+def register(sub) -> None:
+    p = sub.add_parser("hub", help="run the course for a class: JupyterHub, one Unix account per roster line")
+    p.add_argument("--roster", required=True, help="CSV with columns username,role[,name] (role: instructor|student)")
+    p.add_argument("--data", default=DEFAULT_DATA, help=f"folder that keeps homes, exchange, hub database (default {DEFAULT_DATA})")
+    p.add_argument("--course", help="nbgrader course folder to copy to instructors (default: this repository)")
+    p.add_argument("--ip", default="127.0.0.1", help="address to serve on (0.0.0.0 for a class on the network)")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--hub-port", type=int, default=8081, help="the hub's internal API port (loopback)")
+    p.add_argument("--proxy-api-port", type=int, default=8001, help="the proxy's API port (loopback)")
+    p.add_argument("--cull-timeout", type=int, default=CULL_TIMEOUT, metavar="SECONDS",
+                   help=f"stop a server or kernel idle this long; files stay (default {CULL_TIMEOUT}; 0: never)")
+    p.set_defaults(handler=hub)

@@ -1,0 +1,193 @@
+"""Progress carried between JupyterLab and the course website: `course progress --export FILE` writes the
+progress store as it is (coursekit/progress.py's format, which the site keeps in the browser too), and
+`course progress --import FILE` merges a file exported by either into the store.
+
+Merging keeps everything: attempts and checks are added, never replaced, so every best result
+survives; an attempt both sides hold (the same quiz seed, the same submitted test) is kept once, with
+the further-along record of each answered question. static/progress.js merges the same way in the
+browser. A file that is not a progress file is refused with its name and the first problems found.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from coursekit import progress
+
+MAX_PROBLEMS = 5
+
+
+def _is_int(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def problems(data: Any) -> list[str]:
+    """What makes `data` not a progress store of schema 1, each with where it is ([] when it is one)."""
+    if not isinstance(data, dict):
+        return [f"expected a JSON object (a course progress file), found {type(data).__name__}"]
+    found = []
+    if data.get("schema") != progress.SCHEMA:
+        found.append(f"schema: expected {progress.SCHEMA}, found {json.dumps(data.get('schema'))}")
+    for key in progress.SECTIONS:
+        if not isinstance(data.get(key), dict):
+            found.append(f"{key}: expected an object, found {type(data.get(key)).__name__ if key in data else 'nothing'}")
+    if found:
+        return found
+    for bank, entry in data["quizzes"].items():
+        where = f"quizzes.{bank}"
+        if not isinstance(entry, dict) or not isinstance(entry.get("attempts"), list):
+            found.append(f"{where}: expected an object with a list of attempts")
+            continue
+        for n, a in enumerate(entry["attempts"]):
+            at = f"{where}.attempts[{n}]"
+            if not isinstance(a, dict) or not isinstance(a.get("seed"), (int, str)) or isinstance(a.get("seed"), bool):
+                found.append(f"{at}: expected an object with a seed")
+            elif not isinstance(a.get("shown"), list) or not all(isinstance(i, str) for i in a["shown"]):
+                found.append(f"{at}.shown: expected a list of question ids")
+            elif not isinstance(a.get("items"), dict):
+                found.append(f"{at}.items: expected an object")
+            else:
+                for item, r in a["items"].items():
+                    if not (isinstance(r, dict) and _is_int(r.get("tries")) and r["tries"] >= 1
+                            and isinstance(r.get("first_correct"), bool) and isinstance(r.get("correct"), bool)
+                            and isinstance(r.get("responses"), list)):
+                        found.append(f"{at}.items.{item}: expected tries (>= 1), first_correct, correct and responses")
+    for module, entry in data["module_tests"].items():
+        where = f"module_tests.{module}"
+        if not isinstance(entry, dict) or not isinstance(entry.get("attempts"), list):
+            found.append(f"{where}: expected an object with a list of attempts")
+            continue
+        for n, a in enumerate(entry["attempts"]):
+            if not (isinstance(a, dict) and isinstance(a.get("bank"), str) and _is_int(a.get("score"))
+                    and _is_int(a.get("total")) and 0 <= a["score"] <= a["total"] and isinstance(a.get("passed"), bool)):
+                found.append(f"{where}.attempts[{n}]: expected bank, score and total (0 <= score <= total) and passed")
+    found += _exercise_problems(data.get("exercises", {}))
+    for lab, entry in data["labs"].items():
+        where = f"labs.{lab}"
+        if not isinstance(entry, dict) or not isinstance(entry.get("checks"), list):
+            found.append(f"{where}: expected an object with a list of checks")
+            continue
+        for n, c in enumerate(entry["checks"]):
+            if not (isinstance(c, dict) and _is_int(c.get("passed")) and _is_int(c.get("total"))
+                    and 0 <= c["passed"] <= c["total"]):
+                found.append(f"{where}.checks[{n}]: expected passed and total (0 <= passed <= total)")
+    return found
+
+
+def _exercise_problems(exercises: Any) -> list[str]:
+    """The optional exercises section (older stores have none): id -> its lesson and the reveals."""
+    if not isinstance(exercises, dict):
+        return [f"exercises: expected an object, found {type(exercises).__name__}"]
+    found = []
+    for exercise, entry in exercises.items():
+        where = f"exercises.{exercise}"
+        if not isinstance(entry, dict) or not isinstance(entry.get("lesson"), str) or not isinstance(entry.get("reveals"), list):
+            found.append(f"{where}: expected an object with its lesson and a list of reveals")
+            continue
+        for n, r in enumerate(entry["reveals"]):
+            if not (isinstance(r, dict) and isinstance(r.get("time"), str) and isinstance(r.get("close"), bool)
+                    and all(isinstance(r.get(k), (int, float)) and not isinstance(r.get(k), bool)
+                            for k in ("prediction", "answer", "off_pct"))):
+                found.append(f"{where}.reveals[{n}]: expected time, prediction, answer, off_pct and close")
+    return found
+
+
+def read_export(text: str, name: str) -> dict:
+    """A progress file's contents; ValueError naming the file and what is wrong with it."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{name}: not a course progress file: not valid JSON ({exc.msg} at line {exc.lineno}, "
+                         f"column {exc.colno})") from None
+    found = problems(data)
+    if found:
+        more = f" (and {len(found) - MAX_PROBLEMS} more)" if len(found) > MAX_PROBLEMS else ""
+        raise ValueError(f"{name}: not a course progress file: {'; '.join(found[:MAX_PROBLEMS])}{more}")
+    return data
+
+
+def _further(a: dict, b: dict) -> dict:
+    """Of two records of one question in one attempt, the further along: right now, then more tries."""
+    return max((a, b), key=lambda r: (bool(r.get("correct")), r.get("tries", 0)))
+
+
+def merge(data: dict, incoming: dict) -> int:
+    """Add `incoming`'s attempts, checks and exercise reveals to `data` (in place); returns how many were added."""
+    added = 0
+    for bank, entry in incoming["quizzes"].items():
+        mine = data["quizzes"].setdefault(bank, {"module": entry.get("module", "other"), "attempts": []})
+        mine.setdefault("module", entry.get("module", "other"))
+        by_seed = {str(a["seed"]): a for a in mine["attempts"]}
+        for attempt in entry["attempts"]:
+            same = by_seed.get(str(attempt["seed"]))
+            if same is None:
+                copy = json.loads(json.dumps(attempt))
+                mine["attempts"].append(copy)
+                by_seed[str(copy["seed"])] = copy
+                added += 1
+                continue
+            for item, record in attempt["items"].items():
+                here = same["items"].get(item)
+                same["items"][item] = json.loads(json.dumps(record if here is None else _further(here, record)))
+            same["score"] = sum(same["items"].get(i, {}).get("first_correct", False) for i in same["shown"])
+            same["total"] = len(same["shown"])
+        mine["attempts"].sort(key=lambda a: a.get("started") or "")
+    for module, entry in incoming["module_tests"].items():
+        mine = data["module_tests"].setdefault(module, {"attempts": []})
+        seen = {_test_key(a) for a in mine["attempts"]}
+        for attempt in entry["attempts"]:
+            if _test_key(attempt) not in seen:
+                mine["attempts"].append(json.loads(json.dumps(attempt)))
+                seen.add(_test_key(attempt))
+                added += 1
+        mine["attempts"].sort(key=lambda a: a.get("time") or "")
+    for lab, entry in incoming["labs"].items():
+        mine = data["labs"].setdefault(lab, {"module": entry.get("module") or progress.lab_module(lab), "checks": []})
+        seen = {_check_key(c) for c in mine["checks"]}
+        for check in entry["checks"]:
+            if _check_key(check) not in seen:
+                mine["checks"].append(dict(check))
+                seen.add(_check_key(check))
+                added += 1
+        mine["checks"].sort(key=lambda c: c.get("time") or "")
+    for exercise, entry in incoming.get("exercises", {}).items():
+        mine = data.setdefault("exercises", {}).setdefault(exercise, {"lesson": entry["lesson"], "reveals": []})
+        seen = {_reveal_key(r) for r in mine["reveals"]}
+        for reveal in entry["reveals"]:
+            if _reveal_key(reveal) not in seen:
+                mine["reveals"].append(dict(reveal))
+                seen.add(_reveal_key(reveal))
+                added += 1
+        mine["reveals"].sort(key=lambda r: r.get("time") or "")
+    return added
+
+
+def _test_key(a: dict) -> str:
+    return json.dumps([a.get("bank"), a.get("student"), a.get("attempt"), str(a.get("seed")), a.get("time")])
+
+
+def _reveal_key(r: dict) -> str:
+    return json.dumps([r.get("time"), r.get("prediction")])
+
+
+def _check_key(c: dict) -> str:
+    return json.dumps([c.get("time"), c.get("passed"), c.get("total")])
+
+
+def import_file(path: Path | str) -> int:
+    """Merge a progress file into the store; returns the number of attempts and checks added."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: cannot read it: {getattr(exc, 'strerror', None) or exc}") from None
+    incoming = read_export(text, str(path))
+    return progress.update(lambda data: merge(data, incoming))
+
+
+def export_file(path: Path | str) -> dict:
+    """Write the store, as it is, to `path` (the site's "Import progress" reads it)."""
+    data = progress.load()
+    Path(path).write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return data

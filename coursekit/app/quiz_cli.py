@@ -1,0 +1,119 @@
+"""`course quiz ...` and `course progress`: register(subparsers) adds them to the course command.
+
+    course quiz check [--root quizzes]
+    course quiz new BANK [--root quizzes] [--module M]   a template bank that `check` accepts
+    course quiz release|grade|analytics ...   runs `autograder quiz ...` (the instructor's tool)
+    course progress [--json] [--import FILE] [--export FILE]   (FILE: the course website's progress file)
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from coursekit.quiz.bank import bank_files, resolve_root
+    from coursekit.quiz.selftest import check_banks
+
+    problems = check_banks(args.root)
+    files = bank_files(args.root)
+    for p in problems:
+        print(p)
+    items = 0
+    if not problems:
+        from coursekit.quiz.bank import load_all_banks
+
+        items = sum(len(b.items) for b in load_all_banks(args.root).values())
+    print(f"{len(files)} bank files under {resolve_root(args.root)}: "
+          + (f"{len(problems)} problem(s)" if problems else f"all {items} items pass their self-test"),
+          file=sys.stderr if problems else sys.stdout)
+    return 1 if problems else 0
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    from coursekit.quiz.bank import resolve_root
+    from coursekit.quiz.template import new_bank
+
+    path = new_bank(resolve_root(args.root), args.bank, args.module)
+    print(f"wrote {path}\nnext: edit it (docs/QUIZ-FORMAT.md), then `course quiz check --root {args.root}`")
+    return 0
+
+
+def cmd_instructor(args: argparse.Namespace) -> int:
+    """Graded quizzes moved to the instructor's tool: run `autograder quiz ...` in its own process
+    (student material never imports the grader)."""
+    import subprocess
+
+    command = [sys.executable, "-m", "autograder.cli", "quiz", args.quiz_command, *args.rest]  # COURSE_ROOT: the root
+    print(f"course quiz {args.quiz_command}: graded quizzes are `autograder quiz {args.quiz_command}` now; running it",
+          file=sys.stderr)
+    return subprocess.run(command).returncode
+
+
+def cmd_progress(args: argparse.Namespace) -> int:
+    from .. import progress
+
+    if args.import_file or args.export_file:
+        from coursekit.app.progress_transfer import export_file, import_file
+
+        if args.import_file:
+            added = import_file(args.import_file)
+            print(f"Imported {args.import_file} into {progress.store_path()}: {added} attempt(s) and check(s) "
+                  "added, best results kept.")
+        if args.export_file:
+            export_file(args.export_file)
+            print(f"Exported {progress.store_path()} to {args.export_file}: import it on the course website "
+                  "(start page, Import progress).")
+        return 0
+    if args.json:
+        print(json.dumps(progress.summary(), indent=1))
+    else:
+        from ..progress_report import format_summary
+
+        print(format_summary())
+    return 0
+
+
+def _guard(handler):
+    """Turn expected failures (broken bank, unreadable file) into a message and exit 1."""
+    def run(args: argparse.Namespace) -> int:
+        from coursekit.quiz.bank import BankError   # here, not at the top: registering `course quiz` must not load yaml
+
+        try:
+            return handler(args)
+        except (BankError, ValueError, OSError) as exc:
+            print(f"course {getattr(args, 'command', 'quiz')}: {exc}", file=sys.stderr)
+            return 1
+    return run
+
+
+def register(subparsers) -> None:
+    """Add `quiz` (check; release, grade, analytics run autograder) and `progress` to an argparse subparsers object."""
+    quiz = subparsers.add_parser("quiz", help="check question banks; release, grade and analyse graded quizzes")
+    sub = quiz.add_subparsers(dest="quiz_command", required=True)
+
+    def add(name, handler, help_text):
+        p = sub.add_parser(name, help=help_text)
+        p.add_argument("--root", default="quizzes", help="folder holding the banks (default: the course's quizzes/)")
+        p.set_defaults(handler=_guard(handler))
+        return p
+
+    add("check", cmd_check, "validate and self-test every bank; list each problem with file and item id")
+    p = add("new", cmd_new, "write a template bank (one item of every type) that `check` accepts")
+    p.add_argument("bank", help="bank id, also the file name: <root>/<bank>.yaml")
+    p.add_argument("--module", default="extra", help="module the bank belongs to (default: extra)")
+    for name in ("release", "grade", "analytics"):
+        # prefix_chars="+": every argument, options and --help included, goes to autograder untouched
+        p = sub.add_parser(name, help=f"moved: runs `autograder quiz {name}` (see docs/QUIZZES.md)", add_help=False,
+                           prefix_chars="+")
+        p.add_argument("rest", nargs=argparse.REMAINDER)
+        p.set_defaults(handler=_guard(cmd_instructor))
+
+    p = subparsers.add_parser("progress", help="per-module summary of quizzes, module tests and labs")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument("--import", dest="import_file", metavar="FILE",
+                   help="merge a progress file exported from the course website (best results kept)")
+    p.add_argument("--export", dest="export_file", metavar="FILE",
+                   help="write this progress to FILE, for the course website's Import progress")
+    p.set_defaults(handler=_guard(cmd_progress))

@@ -1,0 +1,112 @@
+"""Quizzes that work in the static site: each bank exported as JSON for static/quiz.js, and the HTML
+hooks that put a quiz, a module test or the progress table in a page.
+
+The browser cannot run coursekit, so every text and number a question needs is computed here by the
+engine the JupyterLab widget uses (coursekit.quiz.engine.instantiate): a parameterized item is
+exported as VARIANTS fixed variants (seeds 0..VARIANTS-1), and a choice item as VARIANTS option
+orders, of which quiz.js picks one per browser learner and attempt. Verdicts are decided in the
+browser by static/quiz-engine.js, a port of numbers.py and engine.grade that
+tests/test_site_quiz_parity.py holds to the same answers, feedback and messages for every item.
+"""
+from __future__ import annotations
+
+import html
+import json
+import shutil
+from pathlib import Path
+
+from coursekit.progress_report import course_outline, lesson_exercises
+from coursekit.quiz.bank import MODULE_TEST_SHOW, Bank, Item, pool
+from coursekit.quiz.engine import Question, instantiate, key_text
+
+VARIANTS = 8
+STATIC = Path(__file__).parent / "static"
+ASSETS = ("quiz-engine.js", "progress.js", "quiz.js", "quiz.css")
+# Appended to the generated conf.py: quiz.js and its style on every page (they do nothing on a page
+# without a quiz, except the start page's progress table).
+CONF_LINES = '''
+html_static_path = ["_static"]
+html_js_files = ["quiz-engine.js", "progress.js", "quiz.js"]
+html_css_files = ["quiz.css"]
+'''
+
+
+def variant_seeds(item: Item) -> list[int]:
+    """One seed when every seed gives the same question (a fixed numeric item, authored order)."""
+    fixed = item.type == "numeric" or (item.type in ("single", "multi") and not item.shuffle)
+    return [0] if fixed else list(range(VARIANTS))
+
+
+def variant(q: Question) -> dict:
+    """One instantiated question, with the key text a submitted module test shows."""
+    out = {"seed": q.seed, "stem": q.stem, "explanation": q.explanation, "key": key_text(q)}
+    if q.type in ("single", "multi"):
+        out["order"] = list(q.order)
+        out["options"] = [{"text": q.option_texts[i], "feedback": q.option_feedback[i],
+                           "correct": q.item.options[i].correct} for i in range(len(q.item.options))]
+    else:
+        out["answer"] = q.answer
+        out["mistakes"] = [[value, text] for value, text in q.mistakes]
+        out["feedback"] = dict(q.feedback)
+    return out
+
+
+def export_item(item: Item) -> dict:
+    out = {"id": item.id, "type": item.type, "variants": [variant(instantiate(item, s)) for s in variant_seeds(item)]}
+    if item.type in ("numeric", "param"):
+        out["units"] = item.units
+        out["tolerance"] = dict(item.tolerance)
+    return out
+
+
+def export_bank(bank: Bank, banks: dict[str, Bank]) -> dict:
+    """Everything quiz.js needs for one lesson quiz or module test (its whole pool, with variants)."""
+    items = pool(bank, banks)
+    return {"id": bank.id, "title": bank.title, "module": bank.module, "kind": bank.kind,
+            "show": MODULE_TEST_SHOW if bank.kind == "module-test" else bank.show, "pass_mark": bank.pass_mark,
+            "pool": [it.id for it in items], "items": [export_item(it) for it in items]}
+
+
+def _json_script(data, cls: str) -> str:
+    """JSON inside a <script> element: '<' escaped so no text in a bank can close the element."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
+    return f'<script type="application/json" class="{cls}">{text}</script>'
+
+
+def quiz_html(bank: Bank, banks: dict[str, Bank]) -> str:
+    """The block a page holds for a quiz: a container quiz.js fills, the bank's data, and a note for
+    readers without JavaScript. One line per element: a blank line would end Markdown's HTML block."""
+    what = "module test" if bank.kind == "module-test" else "quiz"
+    # mathjax_ignore: a bank's prices ("$0.002 ... $730") are text, never LaTeX
+    return (f'<div class="course-site-quiz tex2jax_ignore mathjax_ignore" data-bank="{html.escape(bank.id)}">\n'
+            f'{_json_script(export_bank(bank, banks), "course-quiz-data")}\n'
+            f'<noscript>This {what} needs JavaScript in the browser.</noscript>\n</div>')
+
+
+def outline(root: Path) -> list[dict]:
+    """The course's modules and steps (the same outline `course progress` reports on), with each page's
+    address in the site."""
+    return [{"title": title, "steps": [{"kind": s.kind, "key": s.key, "title": s.title, "path": s.path,
+                                        "href": s.path.rsplit(".", 1)[0] + ".html",
+                                        **({"exercises": lesson_exercises(s.key)} if s.kind == "lesson" else {})}
+                                       for s in steps]}
+            for title, steps in course_outline(root)]
+
+
+def progress_html(root: Path, module: str = "") -> str:
+    """The progress table quiz.js fills from this browser's store: the whole course on the start page,
+    one module (its id, e.g. "m1") on a module test's page."""
+    data = [m for m in outline(root) if not module or any(s["key"] == module for s in m["steps"])]
+    return (f'<div class="course-site-progress tex2jax_ignore mathjax_ignore" data-module="{html.escape(module)}">\n'
+            f'{_json_script(data, "course-outline-data")}\n'
+            '<noscript>Your progress is kept in this browser and needs JavaScript.</noscript>\n</div>')
+
+
+def copy_assets(static_dir: Path) -> None:
+    """quiz.js and its parts into the Sphinx source's _static (only when changed: Sphinx watches times)."""
+    static_dir.mkdir(parents=True, exist_ok=True)
+    for name in ASSETS:
+        target = static_dir / name
+        text = (STATIC / name).read_bytes()
+        if not target.exists() or target.read_bytes() != text:
+            shutil.copyfile(STATIC / name, target)

@@ -1,0 +1,531 @@
+/* The site's quizzes, module tests and progress table (coursekit/app/site/quizzes.py puts their data in the
+   pages). Answers are checked by quiz-engine.js, the same rules as the JupyterLab widget; progress is
+   kept in this browser's localStorage in the JupyterLab progress store's own format, so a file
+   exported here is read by `course progress --import`, and one from `course progress --export` here.
+   Nothing is fetched: everything a page needs is in it. */
+(function () {
+  "use strict";
+  const E = window.CourseQuizEngine;
+  // one store per site: the address of the site's root (Sphinx marks each page's way to it), so two
+  // course sites on one web server, or two copies opened from disk, keep their own progress
+  const SITE_ROOT = new URL(document.documentElement.dataset.content_root || "./", location.href).pathname;
+  const STORE_KEY = `llm-course-progress:${SITE_ROOT}`;
+  const SCHEMA = 1;
+  const SECTIONS = ["quizzes", "module_tests", "labs"];
+  const LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+
+  // --- the store ----------------------------------------------------------------------------------
+
+  function now() {   // as Python writes it: 2026-11-25T23:24:22+00:00
+    return new Date().toISOString().slice(0, 19) + "+00:00";
+  }
+
+  function randomHex(n) {
+    const bytes = new Uint8Array(n);
+    crypto.getRandomValues(bytes);
+    return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("").slice(0, n);
+  }
+
+  function emptyStore() {
+    return { schema: SCHEMA, learner: randomHex(12), quizzes: {}, module_tests: {}, labs: {}, recovered: [] };
+  }
+
+  function isStore(data) {
+    return data && typeof data === "object" && data.schema === SCHEMA && typeof data.learner === "string"
+      && SECTIONS.every((k) => data[k] && typeof data[k] === "object" && !Array.isArray(data[k]))
+      && Array.isArray(data.recovered);
+  }
+
+  function loadStore() {
+    /* This browser's store; one that cannot be read is kept aside (never dropped) and a fresh one started. */
+    let text = null;
+    try { text = localStorage.getItem(STORE_KEY); } catch (err) { return emptyStore(); }
+    if (text === null) { const fresh = emptyStore(); saveStore(fresh); return fresh; }
+    let data = null, error = "";
+    try { data = JSON.parse(text); if (!isStore(data)) error = "not a progress store of schema 1"; } catch (err) { error = String(err); }
+    if (!error) return data;
+    const backup = `${STORE_KEY}.corrupt-${Date.now()}`;
+    const fresh = emptyStore();
+    try { localStorage.setItem(backup, text); } catch (err) { /* full: the note below still says so */ }
+    fresh.recovered.push({ time: now(), backup, error });
+    saveStore(fresh);
+    return fresh;
+  }
+
+  function saveStore(data) {
+    try { localStorage.setItem(STORE_KEY, JSON.stringify(data)); return ""; }
+    catch (err) { return `(Your answer was checked but could not be saved in this browser: ${err.message})`; }
+  }
+
+  function update(change) {
+    const data = loadStore();
+    const result = change(data);
+    const problem = saveStore(data);
+    return { result, problem };
+  }
+
+  // --- seeds: a per-browser learner id, the attempt number, and a small seeded generator ---------------
+
+  function hash32(text) {   // FNV-1a
+    let h = 0x811c9dc5;
+    for (let i = 0; i < text.length; i++) { h ^= text.charCodeAt(i); h = Math.imul(h, 0x01000193); }
+    return h >>> 0;
+  }
+
+  function generator(seed) {   // mulberry32
+    let a = seed >>> 0;
+    return function () {
+      a = (a + 0x6d2b79f5) >>> 0;
+      let t = a;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+
+  function drawAttempt(bank, learner, attempt) {
+    /* `show` items of the pool and one precomputed variant of each, the same for the same attempt. */
+    const random = generator(hash32(`draw|${bank.id}|${learner}|${attempt}`));
+    const ids = bank.pool.slice();
+    for (let i = 0; i < Math.min(bank.show, ids.length); i++) {
+      const j = i + Math.floor(random() * (ids.length - i));
+      [ids[i], ids[j]] = [ids[j], ids[i]];
+    }
+    const shown = ids.slice(0, Math.min(bank.show, ids.length));
+    const variants = {};
+    for (const id of shown) {
+      const item = bank.byId[id];
+      variants[id] = hash32(`variant|${id}|${learner}|${attempt}`) % item.variants.length;
+    }
+    return { shown, variants };
+  }
+
+  // --- markup -------------------------------------------------------------------------------------
+
+  function escapeHtml(text) {
+    return String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" })[c]);
+  }
+
+  function toHtml(text) {   // widgets.to_html: `code`, **bold**, line breaks
+    return escapeHtml(text).replace(/`([^`]+)`/g, "<code>$1</code>").replace(/\*\*([^*]+)\*\*/g, "<b>$1</b>")
+      .replace(/\n/g, "<br>");
+  }
+
+  function el(tag, attrs, html) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === null || v === undefined || v === false) continue;
+      if (k === "class") node.className = v; else node.setAttribute(k, v === true ? "" : v);
+    }
+    if (html !== undefined) node.innerHTML = html;
+    return node;
+  }
+
+  function feedbackHtml(outcome, { note = "", explain = false, key = "" } = {}) {
+    if (!outcome) return `<div class="course-quiz-feedback course-quiz-hint">${toHtml(note)}</div>`;
+    const shown = E.shownFeedback(outcome);
+    const parts = [`<b>${shown.head}</b> ${toHtml(shown.text)}`];
+    if (key) parts.push(`<div class="course-quiz-key"><b>Answer:</b> ${toHtml(key)}</div>`);
+    if (explain) parts.push(`<div class="course-quiz-explanation"><b>Why:</b> ${toHtml(outcome.explanation)}</div>`);
+    if (note) parts.push(`<div>${toHtml(note)}</div>`);
+    return `<div class="course-quiz-feedback ${outcome.correct ? "course-quiz-correct" : "course-quiz-incorrect"}">${parts.join("")}</div>`;
+  }
+
+  function pct(x) {   // Python's {x:.0%} and {100 * x:.0f}: halves to even
+    const v = 100 * x;
+    return (Math.abs(v % 1) === 0.5 ? 2 * Math.round(v / 2) : Math.round(v)) + "%";
+  }
+
+  let uid = 0;
+
+  class QuestionView {
+    /* One question: stem as the legend of its fieldset, radio buttons, checkboxes or a number box. */
+    constructor(item, variantIndex, number) {
+      this.item = item;
+      this.variant = item.variants[variantIndex];
+      this.number = number;
+      const id = `cq${++uid}`;
+      this.box = el("fieldset", { class: "course-quiz-item", "data-item": item.id, "data-variant": variantIndex });
+      this.box.append(el("legend", { class: "course-quiz-stem" }, `<b>${number}.</b> ${toHtml(this.variant.stem)}`));
+      if (item.type === "single" || item.type === "multi") {
+        const list = el("div", { class: "course-quiz-options" });
+        if (item.type === "multi") list.append(el("p", { class: "course-quiz-multi-hint" }, "Select every answer that applies."));
+        this.inputs = this.variant.order.map((index, pos) => {
+          const input = el("input", { type: item.type === "single" ? "radio" : "checkbox", name: id, id: `${id}-${pos}`, value: index });
+          const label = el("label", { class: "course-quiz-option", for: `${id}-${pos}` });
+          label.append(input, el("span", {}, `${LETTERS[pos]}. ${toHtml(this.variant.options[index].text)}`));
+          list.append(label);
+          return input;
+        });
+        this.box.append(list);
+      } else {
+        const units = item.units ? `, in ${item.units}` : "";
+        const row = el("div", { class: "course-quiz-number-row" });
+        row.append(el("label", { for: `${id}-n` }, escapeHtml(`Answer to question ${number}${units}:`)));
+        this.input = el("input", { type: "text", id: `${id}-n`, class: "course-quiz-number", inputmode: "decimal",
+          autocomplete: "off", spellcheck: "false", placeholder: "e.g. 36500 or 0.075" });
+        this.inputs = [this.input];
+        row.append(this.input);
+        if (item.units) row.append(el("span", { class: "course-quiz-units", "aria-hidden": "true" }, escapeHtml(item.units)));
+        this.box.append(row);
+      }
+      this.feedback = el("div", { class: "course-quiz-feedback-area", "aria-live": "polite" });
+    }
+
+    response() {
+      /* The response, null when none; throws UnreadableNumber for a number it will not guess at. */
+      if (this.item.type === "single") {
+        const on = this.inputs.find((i) => i.checked);
+        return on ? Number(on.value) : null;
+      }
+      if (this.item.type === "multi") {
+        const on = this.inputs.filter((i) => i.checked).map((i) => Number(i.value));
+        return on.length ? on : null;
+      }
+      const text = this.input.value.trim();
+      if (!text) return null;
+      this.reading = E.readNumber(this.input.value, this.item.units || "");
+      return this.reading.value;
+    }
+
+    readAs() {
+      return this.item.type === "single" || this.item.type === "multi" || !this.reading ? "" : this.reading.how;
+    }
+
+    setResponse(response) {
+      if (this.item.type === "single") this.inputs.forEach((i) => { i.checked = Number(i.value) === response; });
+      else if (this.item.type === "multi") this.inputs.forEach((i) => { i.checked = response.includes(Number(i.value)); });
+      else this.input.value = E.formatG(response, 10, true);
+    }
+
+    disable() { this.inputs.forEach((i) => { i.disabled = true; }); }
+  }
+
+  function prepare(bank) {
+    bank.byId = {};
+    bank.items.forEach((it) => { bank.byId[it.id] = it; });
+    return bank;
+  }
+
+  // --- a lesson quiz: check each question, retry until right; first tries score ------------------------
+
+  function siteAttempts(entry) {
+    return ((entry && entry.attempts) || []).filter((a) => a.source === "site");
+  }
+
+  class LessonQuiz {
+    constructor(root, bank) {
+      this.root = root;
+      this.bank = prepare(bank);
+      const store = loadStore();
+      this.learner = store.learner;
+      const earlier = siteAttempts(store.quizzes[bank.id]);
+      // the latest attempt comes back after a reload, finished or not; a fresh draw is the learner's choice
+      this.number = earlier.length ? earlier[earlier.length - 1].attempt : 1;
+      this.render();
+    }
+
+    attemptRecord(store) {
+      return siteAttempts(store.quizzes[this.bank.id]).find((a) => a.attempt === this.number);
+    }
+
+    render() {
+      const store = loadStore();
+      let saved = this.attemptRecord(store);
+      if (saved && !saved.shown.every((id) => this.bank.byId[id] && (saved.variants || {})[id] < this.bank.byId[id].variants.length)) {
+        // the bank changed since this attempt was drawn: its questions cannot come back, so a new attempt starts
+        this.number = Math.max(...siteAttempts(store.quizzes[this.bank.id]).map((a) => a.attempt)) + 1;
+        saved = undefined;
+      }
+      const draw = saved ? { shown: saved.shown, variants: saved.variants } : drawAttempt(this.bank, this.learner, this.number);
+      this.draw = draw;
+      this.seed = `site-${this.learner}-${this.number}`;
+      this.first = {};
+      this.tries = {};
+      const earlier = siteAttempts(store.quizzes[this.bank.id]).filter((a) => a.attempt < this.number);
+      const history = earlier.length
+        ? `Attempt ${this.number}. Earlier attempts: ${earlier.map((a, n) => `#${n + 1}: ${a.score || 0}/${a.total || 0}`).join(", ")}.`
+        : `Attempt ${this.number}.`;
+      const section = el("section", { class: "course-quiz", "aria-label": this.bank.title });
+      // focusable by script: a new attempt replaces the questions, and focus goes to their title
+      section.append(el("h3", { class: "course-quiz-title", tabindex: "-1" }, escapeHtml(this.bank.title)));
+      section.append(el("p", { class: "course-quiz-history" }, escapeHtml(history)));
+      this.views = draw.shown.map((id, n) => new QuestionView(this.bank.byId[id], draw.variants[id], n + 1));
+      this.views.forEach((view) => {
+        const button = el("button", { type: "button", class: "course-quiz-check" }, `Check answer ${view.number}`);
+        button.addEventListener("click", () => this.check(view, button));
+        if (view.input) view.input.addEventListener("keydown", (ev) => { if (ev.key === "Enter") { ev.preventDefault(); this.check(view, button); } });
+        view.button = button;
+        view.box.append(button, view.feedback);
+        section.append(view.box);
+      });
+      const footer = el("div", { class: "course-quiz-footer" });
+      this.score = el("span", { class: "course-quiz-score", "aria-live": "polite" });
+      const again = el("button", { type: "button", class: "course-quiz-new", title: "Draw a new set of questions" }, "New attempt");
+      again.addEventListener("click", () => this.newAttempt());
+      footer.append(this.score, again);
+      section.append(footer);
+      if (saved) this.restore(saved);
+      this.updateScore();
+      this.root.replaceChildren(section);
+    }
+
+    restore(saved) {
+      for (const view of this.views) {
+        const record = saved.items[view.item.id];
+        if (!record) continue;
+        this.first[view.item.id] = Boolean(record.first_correct);
+        this.tries[view.item.id] = record.tries || 1;
+        const responses = record.responses || [];
+        let outcome = null;
+        try {
+          const last = responses[responses.length - 1];
+          if (last !== null && last !== undefined) { outcome = E.grade(view.item, view.variant, last); view.setResponse(last); }
+        } catch (err) { outcome = null; }   // a stored answer is the learner's past, never a reason to fail
+        let note = "Answered earlier in this attempt, not yet right: try again.";
+        if (record.correct) { note = "Answered correctly earlier in this attempt."; view.disable(); view.button.disabled = true; }
+        const explain = outcome !== null && (outcome.correct || this.tries[view.item.id] >= 2);
+        view.feedback.innerHTML = feedbackHtml(outcome, { note, explain });
+      }
+    }
+
+    check(view, button) {
+      let response;
+      try { response = view.response(); } catch (err) {
+        if (!(err instanceof E.UnreadableNumber)) throw err;
+        view.feedback.innerHTML = feedbackHtml(null, { note: `${err.message} This did not count as a try.` });
+        return null;
+      }
+      if (response === null) { view.feedback.innerHTML = feedbackHtml(null, { note: "Choose an answer first." }); return null; }
+      const outcome = E.grade(view.item, view.variant, response);
+      const id = view.item.id;
+      this.tries[id] = (this.tries[id] || 0) + 1;
+      if (!(id in this.first)) this.first[id] = outcome.correct;
+      const problem = this.record(id, outcome);
+      let note = [view.readAs(), problem].filter(Boolean).join(" ");
+      if (outcome.correct) { view.disable(); button.disabled = true; }
+      else note = ("Try again." + (note ? " " + note : "")).trim();
+      view.feedback.innerHTML = feedbackHtml(outcome, { explain: outcome.correct || this.tries[id] >= 2, note });
+      this.updateScore();
+      document.dispatchEvent(new CustomEvent("course-progress-changed"));
+      return outcome;
+    }
+
+    record(itemId, outcome) {
+      /* progress.record_quiz, for this browser's store */
+      const { bank, draw, seed, number } = this;
+      return update((data) => {
+        const entry = data.quizzes[bank.id] || (data.quizzes[bank.id] = { module: bank.module, attempts: [] });
+        entry.module = bank.module;
+        let attempt = entry.attempts.find((a) => a.seed === seed);
+        if (!attempt) {
+          attempt = { seed, source: "site", attempt: number, started: now(), shown: draw.shown.slice(),
+            variants: { ...draw.variants }, items: {} };
+          entry.attempts.push(attempt);
+        }
+        const rec = attempt.items[itemId] || (attempt.items[itemId] = { tries: 0, first_correct: outcome.correct, correct: false, responses: [] });
+        rec.tries += 1;
+        rec.correct = outcome.correct;
+        rec.responses.push(outcome.response);
+        attempt.updated = now();
+        attempt.score = attempt.shown.filter((i) => attempt.items[i] && attempt.items[i].first_correct).length;
+        attempt.total = attempt.shown.length;
+      }).problem;
+    }
+
+    updateScore() {
+      const n = this.views.length;
+      const right = Object.values(this.first).filter(Boolean).length;
+      const answered = Object.keys(this.first).length;
+      this.score.textContent = `Score: ${right} / ${n} right on the first try (${answered} of ${n} answered)`;
+    }
+
+    newAttempt() {
+      const store = loadStore();
+      const used = siteAttempts(store.quizzes[this.bank.id]).map((a) => a.attempt);
+      this.number = Math.max(this.number, ...used) + 1;
+      this.render();
+      this.root.querySelector(".course-quiz-title").focus();
+    }
+  }
+
+  // --- a module test: every question answered, submitted once; feedback per question after ----------
+
+  class ModuleTest {
+    constructor(root, bank) {
+      this.root = root;
+      this.bank = prepare(bank);
+      const store = loadStore();
+      this.learner = store.learner;
+      this.student = `site-${store.learner}`;
+      const earlier = this.earlier(store);
+      this.number = earlier.length + 1;
+      if (earlier.length) this.renderHistory(earlier); else this.render();
+    }
+
+    earlier(store) {
+      const entry = store.module_tests[this.bank.module];
+      return ((entry && entry.attempts) || []).filter((a) => a.bank === this.bank.id && a.student === this.student);
+    }
+
+    renderHistory(earlier) {
+      const section = el("section", { class: "course-quiz course-module-test-attempts", "aria-label": this.bank.title });
+      section.append(el("h3", { class: "course-quiz-title" }, escapeHtml(this.bank.title)));
+      section.append(el("p", {}, "Your submitted attempts in this browser:"));
+      const list = el("ul", { class: "course-quiz-history" });
+      earlier.forEach((a, n) => list.append(el("li", {}, escapeHtml(`Attempt ${a.attempt || n + 1}: ${a.score}/${a.total} `
+        + `(${a.total ? pct(a.score / a.total) : "0%"}), ${a.passed ? "passed" : "not passed"}`))));
+      section.append(list);
+      const start = el("button", { type: "button", class: "course-quiz-start" }, `Start attempt ${this.number}`);
+      start.addEventListener("click", () => { this.render(); const first = this.root.querySelector("input"); if (first) first.focus(); });
+      section.append(start);
+      this.root.replaceChildren(section);
+    }
+
+    render() {
+      this.draw = drawAttempt(this.bank, this.learner, `test-${this.number}`);
+      this.submitted = false;
+      this.warned = false;
+      const pass = pct(this.bank.pass_mark);
+      const section = el("section", { class: "course-quiz course-module-test", "aria-label": this.bank.title });
+      section.append(el("h3", { class: "course-quiz-title" }, escapeHtml(this.bank.title)));
+      section.append(el("p", {}, escapeHtml(`${this.draw.shown.length} questions; pass mark ${pass}. `
+        + `Answer them all, then submit once: feedback follows. Attempt ${this.number}.`)));
+      this.views = this.draw.shown.map((id, n) => new QuestionView(this.bank.byId[id], this.draw.variants[id], n + 1));
+      this.views.forEach((view) => { view.box.append(view.feedback); section.append(view.box); });
+      this.button = el("button", { type: "button", class: "course-quiz-submit" }, "Submit test");
+      this.button.addEventListener("click", () => this.submit());
+      this.result = el("div", { class: "course-quiz-result", "aria-live": "polite" });
+      section.append(this.button, this.result);
+      this.root.replaceChildren(section);
+    }
+
+    submit() {
+      if (this.submitted) return null;
+      const unreadable = [];
+      this.views.forEach((view, n) => {
+        try { view.response(); } catch (err) {
+          if (!(err instanceof E.UnreadableNumber)) throw err;
+          unreadable.push(`${n + 1}: ${err.message}`);
+        }
+      });
+      if (unreadable.length) {
+        this.result.innerHTML = `<div class="course-quiz-feedback course-quiz-hint">Not submitted: fix these answers first.<br>${unreadable.map(toHtml).join("<br>")}</div>`;
+        return null;
+      }
+      const missing = this.views.map((v, n) => (v.response() === null ? n + 1 : 0)).filter(Boolean);
+      if (missing.length && !this.warned) {
+        this.warned = true;
+        this.result.innerHTML = `<div class="course-quiz-feedback course-quiz-hint">Unanswered: ${missing.join(", ")}. `
+          + "Click Submit again to submit anyway (unanswered questions score zero).</div>";
+        return null;
+      }
+      this.submitted = true;
+      const items = {};
+      for (const view of this.views) {
+        const response = view.response();
+        view.disable();
+        const outcome = response === null
+          ? { correct: false, feedback: "Not answered.", explanation: view.variant.explanation, response: null }
+          : E.grade(view.item, view.variant, response);
+        items[view.item.id] = { response: outcome.response, correct: outcome.correct };
+        view.feedback.innerHTML = feedbackHtml(outcome, { explain: true, key: view.variant.key, note: response === null ? "" : view.readAs() });
+      }
+      this.button.disabled = true;
+      const total = this.views.length;
+      const score = Object.values(items).filter((v) => v.correct).length;
+      const passed = E.passed(score, total, this.bank.pass_mark);
+      const record = { time: now(), bank: this.bank.id, student: this.student, attempt: this.number,
+        seed: `site-${this.learner}-test-${this.number}`, source: "site", variants: { ...this.draw.variants },
+        score, total, pass_mark: this.bank.pass_mark, passed, items };
+      const problem = update((data) => {
+        const entry = data.module_tests[this.bank.module] || (data.module_tests[this.bank.module] = { attempts: [] });
+        entry.attempts.push(record);
+      }).problem;
+      const verdict = passed ? "passed" : `not passed (pass mark ${pct(this.bank.pass_mark)})`;
+      this.result.innerHTML = `<div class="course-quiz-feedback ${passed ? "course-quiz-correct" : "course-quiz-incorrect"}">`
+        + `<span class="course-quiz-score">Score: ${score} / ${total} (${total ? pct(score / total) : "0%"}): ${verdict}</span> ${toHtml(problem)}</div>`;
+      document.dispatchEvent(new CustomEvent("course-progress-changed"));
+      return { score, total, passed };
+    }
+  }
+
+  // --- progress: the report of coursekit/progress_report.py, from this browser's store ----------------
+
+  const R = window.CourseProgress;
+
+  // An exercise's form (coursekit/exercises/page.py) says when a worked answer is revealed; the store
+  // keeps it as the JupyterLab widget does (progress.record_exercise), for the progress table.
+  document.addEventListener("course-exercise-revealed", (event) => {
+    const r = event.detail || {};
+    update((data) => {
+      const all = data.exercises || (data.exercises = {});
+      const entry = all[r.id] || (all[r.id] = { lesson: r.lesson, reveals: [] });
+      entry.reveals.push({ time: now(), prediction: r.prediction, answer: r.answer,
+        off_pct: Math.round(r.off_pct * 1000) / 1000, close: r.close });
+    });
+    document.dispatchEvent(new CustomEvent("course-progress-changed"));
+  });
+
+  function progressBlock(root, outline, withTransfer) {
+    const table = el("div", { class: "course-progress" });
+    const status = el("p", { class: "course-progress-status", role: "status" });
+    const draw = () => {
+      const store = loadStore();
+      const base = document.documentElement.dataset.content_root || "";   // links relative to this page
+      const notes = store.recovered.map((n) => `<p class="course-progress-note">Progress this browser could not read was kept aside as ${escapeHtml(n.backup)} (${escapeHtml(n.error)}).</p>`).join("");
+      table.innerHTML = notes + R.reportHtml(R.courseReport(outline, store), base);
+    };
+    root.replaceChildren(table);
+    if (withTransfer) {
+      const tools = el("div", { class: "course-progress-tools" });
+      const save = el("button", { type: "button", class: "course-progress-export" }, "Export progress to a file");
+      save.addEventListener("click", () => {
+        const blob = new Blob([JSON.stringify(loadStore(), null, 1)], { type: "application/json" });
+        const link = el("a", { href: URL.createObjectURL(blob), download: "course-progress.json" });
+        document.body.append(link);
+        link.click();
+        link.remove();
+        status.textContent = "Saved course-progress.json: `course progress --import course-progress.json` adds it to JupyterLab's progress.";
+      });
+      const label = el("label", { for: "course-progress-import", class: "course-progress-import-label" }, "Import progress from a file (from <code>course progress --export</code> or another browser):");
+      const input = el("input", { type: "file", id: "course-progress-import", accept: ".json,application/json" });
+      input.addEventListener("change", async () => {
+        const file = input.files && input.files[0];
+        if (!file) return;
+        const text = await file.text();
+        try {
+          const incoming = R.readExport(text, file.name);
+          const { result } = update((data) => R.merge(data, incoming));
+          status.textContent = `Imported ${file.name}: ${result.added} attempt(s) and check(s) added, best results kept.`;
+          document.dispatchEvent(new CustomEvent("course-progress-changed"));
+        } catch (err) {
+          status.textContent = err.message;
+        }
+        input.value = "";
+      });
+      tools.append(save, label, input);
+      root.append(tools);
+    }
+    root.append(status);
+    draw();
+    document.addEventListener("course-progress-changed", draw);
+  }
+
+  function start() {
+    for (const root of document.querySelectorAll(".course-site-quiz")) {
+      const data = JSON.parse(root.querySelector("script.course-quiz-data").textContent);
+      const mount = el("div", { class: "course-quiz-mount" });
+      root.append(mount);
+      if (data.kind === "module-test") new ModuleTest(mount, data); else new LessonQuiz(mount, data);
+    }
+    for (const root of document.querySelectorAll(".course-site-progress")) {
+      const outline = JSON.parse(root.querySelector("script.course-outline-data").textContent);
+      const mount = el("div", { class: "course-progress-mount" });
+      root.append(mount);
+      progressBlock(mount, outline, !root.dataset.module);
+    }
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start); else start();
+})();

@@ -1,6 +1,0 @@
-"""Loaded by `jupyterhub -f`: the class's settings are in $COURSE_HUB_DATA/hub.json (see coursekit/hub/config.py)."""
-import os
-
-from coursekit.hub.config import configure
-
-configure(get_config(), os.environ["COURSE_HUB_DATA"])  # noqa: F821  (get_config is injected by jupyterhub)

@@ -1,0 +1,96 @@
+"""The two packages' layout, as docs/DESIGN.md describes it: a reader tells the parts apart from the tree.
+
+- coursekit/ is the library lessons and labs import; coursekit/app/ is the `course` command's own
+  machinery. The library never imports app/, and no notebook does: a lesson or a lab runs the same
+  whether or not the course was started with `course start`.
+- autograder/ is one folder per grading stage, with only the command and the two contracts every stage
+  shares at its top.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = "coursekit.app"
+STAGES = {"author", "release", "collect", "batch", "judge", "sandbox", "record", "quiz"}
+AUTOGRADER_TOP = {"__init__.py", "cli.py", "course.py", "spec.py"}
+
+
+def app_imports(source: str, package: str) -> list[tuple[int, str]]:
+    """(line, module) for every import of coursekit.app in `source` (a module of `package`), relative
+    imports resolved, imports inside functions included."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names if a.name == APP or a.name.startswith(APP + ".")]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            names = [f"{module}.{a.name}" for a in node.names]
+            if any(n == APP or n.startswith(APP + ".") for n in [module, *names]):
+                found.append((node.lineno, module))
+    return found
+
+
+def test_the_scan_finds_app_imports_however_written():
+    sample = ("from coursekit.app.work import make_work_copies\nimport coursekit.app.doctor\n"
+              "def f():\n    from ..app import cli\n    from . import app\n")
+    assert [line for line, _ in app_imports(sample, "coursekit.quiz")] == [1, 2, 4]
+    assert [line for line, _ in app_imports(sample, "coursekit")] == [1, 2, 5]     # `..app` leaves the package
+    assert app_imports("from coursekit.paths import WORK_FOLDER\nfrom .bank import load\n", "coursekit.quiz") == []
+
+
+def test_the_library_never_imports_the_course_command():
+    bad = []
+    for path in sorted((ROOT / "coursekit").rglob("*.py")):
+        rel = path.relative_to(ROOT)
+        if rel.parts[1] == "app" or "node_modules" in rel.parts:
+            continue
+        package = ".".join(rel.with_suffix("").parts[:-1]) if path.name != "__init__.py" else ".".join(rel.parts[:-1])
+        bad += [f"{rel}:{line} imports {module}" for line, module in app_imports(path.read_text(), package)]
+    assert not bad, "the library (coursekit/ outside app/) imports the course command's machinery:\n" + "\n".join(bad)
+
+
+def test_no_notebook_imports_the_course_command():
+    bad = []
+    for folder in ("course", "labs", "solutions"):
+        for path in sorted((ROOT / folder).rglob("*.ipynb")):
+            nb = nbformat.read(path, as_version=4)
+            for index, cell in enumerate(nb.cells):
+                if cell.cell_type != "code":
+                    continue
+                lines = [line for line in cell.source.splitlines() if not line.lstrip().startswith(("%", "!"))]
+                try:
+                    found = app_imports("\n".join(lines), "")
+                except SyntaxError:
+                    continue
+                bad += [f"{path.relative_to(ROOT)} cell {index} imports {module}" for _, module in found]
+    assert not bad, "\n".join(bad)
+
+
+def test_the_course_command_machinery_lives_in_app():
+    """What `course` runs (start, doctor, terminal, kernel, saving, work copies, torch wheel, hub,
+    site) is under coursekit/app/, not among the library's modules."""
+    machinery = ["cli", "doctor", "terminal", "kernel", "saving", "contents", "modes", "work", "torch_wheel",
+                 "progress_transfer", "nbtools", "quiz_cli", "hub", "site"]
+    for name in machinery:
+        assert (ROOT / "coursekit" / "app" / f"{name}.py").exists() or (ROOT / "coursekit" / "app" / name).is_dir(), name
+        assert not (ROOT / "coursekit" / f"{name}.py").exists() and not (ROOT / "coursekit" / name).exists(), name
+
+
+def test_autograder_is_one_folder_per_stage():
+    top = {p.name for p in (ROOT / "autograder").iterdir() if p.suffix == ".py"}
+    folders = {p.name for p in (ROOT / "autograder").iterdir() if p.is_dir() and p.name != "__pycache__"}
+    assert top == AUTOGRADER_TOP, f"modules at autograder/'s top beyond the command and the contracts: {top - AUTOGRADER_TOP}"
+    assert folders == STAGES, f"stage folders differ from docs/DESIGN.md: {folders ^ STAGES}"
+    design = (ROOT / "docs" / "DESIGN.md").read_text()
+    for stage in STAGES - {"quiz"}:
+        for module in sorted((ROOT / "autograder" / stage).glob("*.py")):
+            if module.name != "__init__.py":
+                assert module.name in design, f"docs/DESIGN.md's pipeline does not name autograder/{stage}/{module.name}"
