@@ -19,6 +19,7 @@ from coursekit.site.quizzes import export_item
 REPO = Path(__file__).resolve().parents[1]
 ITEMS = REPO / "coursekit" / "quiz" / "items"
 BUILT_IN = {"single", "multi", "numeric", "param"}
+NAMES = frozenset(ITEM_TYPES)    # every registered type's name, a future built-in one included
 
 
 # --- 1. no type-name branching outside coursekit/quiz/items -----------------------------------------
@@ -26,7 +27,7 @@ BUILT_IN = {"single", "multi", "numeric", "param"}
 def _names_in(node: ast.AST) -> set[str]:
     """The type names a comparison operand spells: a string, or a tuple/list/set of strings."""
     parts = node.elts if isinstance(node, (ast.Tuple, ast.List, ast.Set)) else [node]
-    return {p.value for p in parts if isinstance(p, ast.Constant) and p.value in BUILT_IN}
+    return {p.value for p in parts if isinstance(p, ast.Constant) and p.value in NAMES}
 
 
 def type_branches(source: str) -> list[tuple[int, str]]:
