@@ -18,6 +18,7 @@ import nbformat
 
 from coursekit.quiz.bank import Bank, BankError, pool, resolve_root
 from coursekit.quiz.engine import Question, build_quiz, derive_seed
+from coursekit.quiz.items import item_type
 from coursekit.quiz.selftest import bank_problems
 
 if TYPE_CHECKING:   # only a type here: course.py dispatches to this module, never the other way round
@@ -141,21 +142,12 @@ def write_source(course: Course, bank_id: str, assignment: str, banks: Path | st
 
 def question_markdown(n: int, q: Question) -> str:
     """One question as the student sees it: stem and options or units; never the key or feedback."""
-    lines = [f"**{n}.** {q.stem}"]
-    if q.type in ("single", "multi"):
-        lines.append("*(choose one)*" if q.type == "single" else "*(choose all that apply)*")
-        lines += [f"- **{q.letter(i)}.** {text}" for i, text in q.choices()]
-    else:
-        lines.append(f"*(a number{', in ' + q.item.units if q.item.units else ''})*")
+    lines = [f"**{n}.** {q.stem}", *item_type(q.type).markdown(q)]
     return "\n\n".join(lines[:1]) + "\n\n" + "\n".join(lines[1:])
 
 
 def answer_hint(q: Question) -> str:
-    if q.type == "single":
-        return 'one letter, e.g. "B"'
-    if q.type == "multi":
-        return 'a list of letters, e.g. ["A", "C"]'
-    return f"a number{' in ' + q.item.units if q.item.units else ''}"
+    return item_type(q.type).answer_hint(q)
 
 
 def personalize(course: Course, assignment: str, students: list[str], secret: str) -> list[Path]:

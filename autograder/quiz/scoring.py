@@ -1,30 +1,16 @@
 """One written answer against the student's own question: right or wrong, and what was chosen."""
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from coursekit.quiz.engine import Question, grade, within
-from coursekit.quiz.numbers import Reading, read_number
+from coursekit.quiz.engine import Question, grade
+from coursekit.quiz.items import item_type
+from coursekit.quiz.numbers import Reading
 
 
 def to_response(q: Question, answer: Any) -> Any:
     """A student's written answer as an engine response; ValueError says what format was expected."""
-    if q.type == "single":
-        if not isinstance(answer, str):
-            raise ValueError(f"expected one letter, got {str(answer)[:40]!r}")
-        return q.index_of_letter(answer)
-    if q.type == "multi":
-        if isinstance(answer, str):  # "A, C", "A C" and "AC" all mean A and C
-            letters = [x for x in re.split(r"[\s,;]+", answer) if x]
-            if len(letters) == 1 and letters[0].isalpha():
-                letters = list(letters[0])
-        elif isinstance(answer, (list, tuple, set)):
-            letters = list(answer)
-        else:
-            raise ValueError(f"expected a list of letters, got {str(answer)[:40]!r}")
-        return frozenset(q.index_of_letter(str(x)) for x in letters)
-    return read_number(answer, q.item.units)      # the lesson widget's reader: one parser for both
+    return item_type(q.type).read_written(q, answer)
 
 
 def score_answer(q: Question, answer: Any) -> tuple[bool, Any, str]:
@@ -47,13 +33,4 @@ def choice_label(q: Question, response: Any, answer: Any) -> list[str]:
     """What the student picked, in words analytics can count: option texts, or which number band."""
     if response is None:
         return ["(blank)" if answer is None else "(unreadable)"]
-    if q.type == "single":
-        return [q.item.options[response].text]
-    if q.type == "multi":
-        return [q.item.options[i].text for i in sorted(response)] or ["(none)"]
-    if within(response, q.answer, q.item.tolerance):
-        return ["correct value"]
-    for k, (value, _) in enumerate(q.mistakes, 1):
-        if within(response, value, q.item.tolerance):
-            return [f"mistake {k}"]
-    return ["other value"]
+    return item_type(q.type).choice_label(q, response)

@@ -52,7 +52,7 @@ def cmd_instructor(args: argparse.Namespace) -> int:
 
 
 def cmd_progress(args: argparse.Namespace) -> int:
-    from .. import progress
+    from coursekit import progress
 
     if args.import_file or args.export_file:
         from coursekit.app.progress_transfer import export_file, import_file
@@ -69,7 +69,7 @@ def cmd_progress(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(progress.summary(), indent=1))
     else:
-        from ..progress_report import format_summary
+        from coursekit.progress_report import format_summary
 
         print(format_summary())
     return 0

@@ -5,7 +5,9 @@
     show_module_test("m1")        # 15 questions for this learner, submitted as a whole
 
 Layers: bank (schema, loading) -> engine (seeds, variants, scoring) -> selftest (prove each item)
--> widgets/show (ipywidgets); the `course quiz` command is coursekit/app/quiz_cli.py. Graded quizzes are the instructor's: autograder/quiz/.
+-> widgets/show (ipywidgets); the `course quiz` command is coursekit/app/quiz_cli.py. What differs per
+item type is one class per type in items/, which each layer calls. Graded quizzes are the instructor's:
+autograder/quiz/.
 
 The names below load on first use (PEP 562): every `course` command registers `course quiz` through
 `coursekit.app.quiz_cli`, and importing the widgets (ipywidgets) there would slow them all, `course check`

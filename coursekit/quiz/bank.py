@@ -13,8 +13,10 @@ from typing import Any, NamedTuple
 
 import yaml
 
-ITEM_TYPES = ("single", "multi", "numeric", "param")
+from .items.base import ITEM_TYPES   # type name -> its class (coursekit/quiz/items), re-exported
+
 BANK_KINDS = ("lesson-quiz", "module-test")
+ITEM_KEYS = frozenset({"id", "type", "stem", "explanation", "source", "values", "shuffle"})  # every type's
 # The course's standards (quizzes/README.md): a lesson quiz draws >= 3 from a pool >= 6 so a retry
 # sees different questions; a module test draws 15 from a pool >= 25.
 LESSON_MIN_POOL, LESSON_MIN_SHOW = 6, 3
@@ -150,98 +152,6 @@ class _Reader:
         return {"fn": fn, "args": dict(spec.get("args") or {}), "scale": float(scale)}
 
 
-def _read_options(r: _Reader, data: dict, item_id: str, kind: str) -> tuple[Option, ...]:
-    raw = data.get("options")
-    if not isinstance(raw, list) or len(raw) < 2:
-        r.problem(item_id, f"a {kind} item needs 'options': a list of at least 2")
-        return ()
-    options = []
-    for n, opt in enumerate(raw, 1):
-        if not isinstance(opt, dict):
-            r.problem(item_id, f"option {n} must be a mapping with text, feedback (and correct: true)")
-            continue
-        unknown = set(opt) - {"text", "correct", "feedback"}
-        if unknown:
-            r.problem(item_id, f"option {n} has unknown keys {sorted(unknown)}")
-        correct = opt.get("correct", False)
-        if not isinstance(correct, bool):
-            r.problem(item_id, f"option {n}: 'correct' must be true or false, got {correct!r}")
-        text = r.text(opt, "text", item_id) if "text" in opt else ""
-        if "text" not in opt:
-            r.problem(item_id, f"option {n} has no 'text'")
-        if "feedback" not in opt:
-            r.problem(item_id, f"option {n} ({text[:40]!r}) has no 'feedback' (why this choice is right or wrong)")
-        feedback = r.text(opt, "feedback", item_id, required=False)
-        options.append(Option(str(text), correct is True, feedback))
-    n_correct = sum(o.correct for o in options)
-    if kind == "single" and n_correct != 1:
-        r.problem(item_id, f"a single-choice item needs exactly one correct option, found {n_correct}")
-    if kind == "multi" and n_correct < 1:
-        r.problem(item_id, "a multi-select item needs at least one correct option")
-    return tuple(options)
-
-
-def _read_param(r: _Reader, item_id: str, name: str, spec: Any) -> None:
-    if not isinstance(spec, dict) or not ({"choices", "range"} & set(spec)):
-        r.problem(item_id, f"param '{name}' needs 'choices: [...]' or 'range: [lo, hi]'")
-        return
-    if "choices" in spec:
-        choices = spec["choices"]
-        if not isinstance(choices, list) or not choices:
-            r.problem(item_id, f"param '{name}': choices must be a non-empty list")
-        return
-    rng = spec["range"]
-    if (not isinstance(rng, list) or len(rng) != 2
-            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in rng) or rng[0] >= rng[1]):
-        r.problem(item_id, f"param '{name}': range must be [lo, hi] numbers with lo < hi, got {rng!r}")
-    step, digits = spec.get("step"), spec.get("digits")
-    if step is not None and (isinstance(step, bool) or not isinstance(step, (int, float)) or step <= 0):
-        r.problem(item_id, f"param '{name}': step must be a positive number, got {step!r}")
-    if digits is not None and (isinstance(digits, bool) or not isinstance(digits, int) or digits < 0):
-        r.problem(item_id, f"param '{name}': digits must be a whole number >= 0, got {digits!r}")
-
-
-def _read_number_item(r: _Reader, data: dict, item_id: str, kind: str) -> dict:
-    fields: dict[str, Any] = {"answer": r.fn_spec(data.get("answer"), item_id, "answer")}
-    tol = data.get("tolerance")
-    if (not isinstance(tol, dict) or len(tol) != 1 or next(iter(tol)) not in ("rel", "abs")
-            or isinstance(next(iter(tol.values())), bool)
-            or not isinstance(next(iter(tol.values())), (int, float)) or next(iter(tol.values())) <= 0):
-        r.problem(item_id, f"'tolerance' must be {{rel: x}} or {{abs: x}} with x > 0, got {tol!r}")
-        tol = None
-    fields["tolerance"] = tol
-    units = data.get("units", "")
-    if not isinstance(units, str):
-        r.problem(item_id, f"'units' must be text, got {units!r}")
-        units = ""
-    fields["units"] = units
-    feedback = data.get("feedback")
-    if not isinstance(feedback, dict) or not {"correct", "incorrect"} <= set(feedback):
-        r.problem(item_id, "a numeric item needs 'feedback: {correct: ..., incorrect: ...}'")
-        feedback = {}
-    fields["feedback"] = {k: str(v) for k, v in (feedback or {}).items()}
-    mistakes = []
-    for n, m in enumerate(data.get("mistakes") or [], 1):
-        if not isinstance(m, dict) or "feedback" not in m:
-            r.problem(item_id, f"mistake {n} needs 'value' and 'feedback'")
-            continue
-        spec = r.fn_spec(m.get("value"), item_id, f"mistake {n} value")
-        if spec:
-            mistakes.append({"value": spec, "feedback": str(m["feedback"])})
-    fields["mistakes"] = tuple(mistakes)
-    if kind == "param":
-        params = data.get("params")
-        if not isinstance(params, dict) or not params:
-            r.problem(item_id, "a param item needs 'params': inputs drawn per student")
-            params = {}
-        for name, spec in params.items():
-            _read_param(r, item_id, str(name), spec)
-        fields["params"] = dict(params)
-    elif "params" in data:
-        r.problem(item_id, "only type: param items may have 'params'")
-    return fields
-
-
 def _read_item(r: _Reader, data: Any, n: int, bank_id: str) -> Item | None:
     if not isinstance(data, dict):
         r.problem(f"item {n}", "each item must be a mapping")
@@ -254,16 +164,7 @@ def _read_item(r: _Reader, data: Any, n: int, bank_id: str) -> Item | None:
     if kind not in ITEM_TYPES:
         r.problem(item_id, f"'type' must be one of {', '.join(ITEM_TYPES)}, got {kind!r}")
         return None
-    fields: dict[str, Any] = {}
-    if kind in ("single", "multi"):
-        fields["options"] = _read_options(r, data, item_id, kind)
-        for key in ("answer", "tolerance", "mistakes", "params"):
-            if key in data:
-                r.problem(item_id, f"a {kind} item takes no '{key}' (mark options with correct: true)")
-    else:
-        fields.update(_read_number_item(r, data, item_id, kind))
-        if "options" in data:
-            r.problem(item_id, f"a {kind} item takes no 'options'")
+    fields: dict[str, Any] = ITEM_TYPES[kind].read(r, data, item_id)
     values = data.get("values") or {}
     if not isinstance(values, dict):
         r.problem(item_id, "'values' must map names to {fn, args, scale}")
@@ -272,8 +173,7 @@ def _read_item(r: _Reader, data: Any, n: int, bank_id: str) -> Item | None:
     shuffle = data.get("shuffle", True)
     if not isinstance(shuffle, bool):
         r.problem(item_id, f"'shuffle' must be true or false, got {shuffle!r}")
-    known = {"id", "type", "stem", "explanation", "source", "options", "answer", "tolerance", "units",
-             "mistakes", "feedback", "params", "values", "shuffle"}
+    known = ITEM_KEYS.union(*(t.keys for t in ITEM_TYPES.values()))
     unknown = set(data) - known
     if unknown:
         r.problem(item_id, f"unknown keys {sorted(unknown)} (typo?)")

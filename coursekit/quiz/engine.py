@@ -13,6 +13,7 @@ from typing import Any, Callable, Iterable
 
 from ..seeds import derive_seed, rng_for  # noqa: F401  (quizzes' seeds, re-exported)
 from .bank import Bank, Item
+from .items.base import item_type
 from .numbers import read_number
 
 LETTERS = string.ascii_uppercase
@@ -85,30 +86,6 @@ def render(text: str, names: dict, *, what: str = "text") -> str:
         raise ItemError(f"cannot fill the {what} {text[:60]!r}: {exc} (write literal braces as {{{{ }}}})") from None
 
 
-def draw_params(item: Item, seed: int) -> dict:
-    """One variant's inputs: each parameter drawn from its choices or range by a seeded generator."""
-    rng = rng_for("params", item.id, seed)
-    values = {}
-    for name, spec in item.params.items():
-        if "choices" in spec:
-            values[name] = rng.choice(spec["choices"])
-            continue
-        lo, hi = spec["range"]
-        step, digits = spec.get("step"), spec.get("digits")
-        if step is not None:
-            n = int(math.floor((hi - lo) / step + 1e-9))
-            value = lo + step * rng.randint(0, n)
-            all_ints = all(isinstance(v, int) for v in (lo, hi, step))
-            values[name] = int(value) if all_ints else round(value, 12)
-        elif digits is not None:
-            values[name] = round(rng.uniform(lo, hi), digits)
-        elif isinstance(lo, int) and isinstance(hi, int):
-            values[name] = rng.randint(lo, hi)
-        else:
-            values[name] = round(rng.uniform(lo, hi), 2)
-    return values
-
-
 # --- one item, instantiated for a seed -----------------------------------------------------------
 
 @dataclass
@@ -150,16 +127,13 @@ class Question:
 
     def correct_response(self):
         """The response that scores full marks (used by the self-test and the answer key)."""
-        if self.type == "single":
-            return next(i for i, o in enumerate(self.item.options) if o.correct)
-        if self.type == "multi":
-            return frozenset(i for i, o in enumerate(self.item.options) if o.correct)
-        return self.answer
+        return item_type(self.type).correct_response(self)
 
 
 def instantiate(item: Item, seed: int = 0) -> Question:
     """Draw parameters, compute values and the answer, and fill every text for this seed."""
-    params = draw_params(item, seed) if item.type == "param" else {}
+    kind = item_type(item.type)
+    params = kind.draw_params(item, seed)
     names: dict[str, Any] = dict(params)
     for name, spec in item.values.items():
         if spec is None:
@@ -167,21 +141,7 @@ def instantiate(item: Item, seed: int = 0) -> Question:
         names[name] = call_spec(spec, names)
     q = Question(item=item, seed=seed, params=params, names=names, stem=render(item.stem, names, what="stem"),
                  explanation="")
-    if item.type in ("single", "multi"):
-        q.option_texts = [render(o.text, names, what=f"option {i + 1} text") for i, o in enumerate(item.options)]
-        q.option_feedback = [render(o.feedback, names, what=f"option {i + 1} feedback")
-                             for i, o in enumerate(item.options)]
-        q.order = list(range(len(item.options)))
-        if item.shuffle:
-            rng_for("options", item.id, seed).shuffle(q.order)
-    else:
-        if item.answer is None:
-            raise ItemError("the answer is not a valid {fn, args, scale} mapping")
-        q.answer = call_spec(item.answer, names)
-        names["answer"] = q.answer
-        q.mistakes = [(call_spec(m["value"], names), render(m["feedback"], names, what=f"mistake {n} feedback"))
-                      for n, m in enumerate(item.mistakes, 1)]
-        q.feedback = {k: render(v, names, what=f"{k} feedback") for k, v in item.feedback.items()}
+    kind.fill(q, names)
     q.explanation = render(item.explanation, names, what="explanation")
     return q
 
@@ -215,40 +175,13 @@ def parse_number(response: Any, units: str = "") -> float:
 
 
 def grade(q: Question, response: Any) -> Outcome:
-    """Score one response: an option index (single), a set of indices (multi), or a number."""
-    item = q.item
-    if item.type == "single":
-        if response is None or not 0 <= int(response) < len(item.options):
-            raise ValueError(f"{q.id}: choose one of the {len(item.options)} options")
-        index = int(response)
-        return Outcome(item.options[index].correct, q.option_feedback[index], q.explanation, index)
-    if item.type == "multi":
-        chosen = frozenset(int(i) for i in (response or ()))
-        if any(not 0 <= i < len(item.options) for i in chosen):
-            raise ValueError(f"{q.id}: option index out of range in {sorted(chosen)}")
-        key = q.correct_response()
-        lines = [f"{q.option_texts[i]}: {q.option_feedback[i]}" for i in sorted(chosen, key=q.order.index)]
-        lines += [f"Missed: {q.option_texts[i]}: {q.option_feedback[i]}"
-                  for i in sorted(key - chosen, key=q.order.index)]
-        if not chosen:
-            lines.insert(0, "No option selected.")
-        return Outcome(chosen == key, "\n".join(lines), q.explanation, chosen)
-    value = parse_number(response, item.units)
-    if within(value, q.answer, item.tolerance):
-        return Outcome(True, q.feedback.get("correct", ""), q.explanation, value)
-    for mistake, feedback in q.mistakes:
-        if within(value, mistake, item.tolerance):
-            return Outcome(False, feedback, q.explanation, value)
-    return Outcome(False, q.feedback.get("incorrect", ""), q.explanation, value)
+    """Score one response: what the item's type takes (an option index, a set of indices, a number)."""
+    return item_type(q.type).grade(q, response)
 
 
 def key_text(q: Question) -> str:
     """The right answer in words, shown after a module test is submitted."""
-    if q.type in ("single", "multi"):
-        key = q.correct_response()
-        indices = [key] if q.type == "single" else sorted(key, key=q.order.index)
-        return "; ".join(f"{q.letter(i)}. {q.option_texts[i]}" for i in indices)
-    return f"{format_number(q.answer)} {q.item.units}".strip()
+    return item_type(q.type).key_text(q)
 
 
 def format_number(x: float) -> str:

@@ -15,7 +15,8 @@ from typing import Any, Callable
 import ipywidgets as widgets
 
 from .engine import Question, grade, key_text, Outcome
-from .numbers import Reading, UnreadableNumber, read_number
+from .items.base import item_type
+from .numbers import UnreadableNumber
 
 STYLE = """<style>
 .course-quiz { border: 1px solid var(--jp-border-color2); border-radius: 4px; padding: 6px 10px;
@@ -101,30 +102,8 @@ class QuestionView:
     def __init__(self, q: Question, number: int):
         self.q, self.number = q, number
         stem = widgets.HTML(f"<div class='course-quiz-stem'><b>{number}.</b> {to_html(q.stem)}</div>", layout=FULL)
-        if q.type == "single":
-            self.input = widgets.RadioButtons(options=[(f"{q.letter(i)}. {t}", i) for i, t in q.choices()],
-                                              value=None, layout=FULL)
-            self.input.add_class("course-quiz-options")
-            inputs = [self.input]
-        elif q.type == "multi":
-            self.boxes = {i: widgets.Checkbox(value=False, description=f"{q.letter(i)}. {t}", indent=False, layout=FULL)
-                          for i, t in q.choices()}
-            for box in self.boxes.values():
-                box.add_class("course-quiz-option")
-            self.input = widgets.VBox(list(self.boxes.values()), layout=FULL)
-            self.input.add_class("course-quiz-options")
-            inputs = [self.input]
-        else:
-            # Text, not FloatText: the browser's number box drops "36,500" and keeps the old value.
-            # The label is the input's accessible name (ipywidgets links it with `for`): number and unit.
-            units = f", in {q.item.units}" if q.item.units else ""
-            self.input = widgets.Text(description=f"Answer to question {number}{units}:", placeholder="e.g. 36500 or 0.075",
-                                      style={"description_width": "initial"}, layout=widgets.Layout(width="auto"),
-                                      # sent on Enter or Tab, so a Check right after typing never sees a
-                                      # half-synced value (keystrokes queue behind the first one's update)
-                                      continuous_update=False)
-            self.input.add_class("course-quiz-number")
-            inputs = [widgets.HBox([self.input, widgets.HTML(html.escape(q.item.units))])]
+        self.kind = item_type(q.type)       # its controls: set self.input (and any others) there
+        inputs = self.kind.widget(self)
         self.feedback = widgets.HTML("", layout=FULL)
         self.feedback.add_class("course-quiz-feedback-area")
         self.box = widgets.VBox([stem, *inputs], layout=FULL)
@@ -133,39 +112,19 @@ class QuestionView:
     def response(self) -> Any:
         """The learner's current response, or None when nothing is chosen/entered yet.
         Raises UnreadableNumber when a typed number cannot be read (never graded as another number)."""
-        if self.q.type == "single":
-            return self.input.value
-        if self.q.type == "multi":
-            chosen = frozenset(i for i, box in self.boxes.items() if box.value)
-            return chosen or None
-        text = self.input.value.strip()
-        if not text:
-            return None
-        self.reading = read_number(text, self.q.item.units)   # the graded scorer reads numbers the same way
-        return self.reading.value
+        return self.kind.widget_response(self)
 
     def read_as(self, response: Any) -> str:
         """How a typed number was read (scale words included), shown with the feedback so a misreading
         is visible."""
-        if self.q.type in ("single", "multi") or response is None:
-            return ""
-        reading = getattr(self, "reading", None)
-        if isinstance(reading, Reading) and reading.value == response:
-            return reading.how
-        return read_number(response, self.q.item.units).how
+        return self.kind.read_as(self, response)
 
     def set_response(self, response: Any) -> None:
         """Set the input as a learner would (used by tests and scripts)."""
-        if self.q.type == "single":
-            self.input.value = response
-        elif self.q.type == "multi":
-            for i, box in self.boxes.items():
-                box.value = i in set(response)
-        else:
-            self.input.value = f"{float(response):,.10g}"
+        self.kind.set_widget_response(self, response)
 
     def disable(self) -> None:
-        for w in (self.boxes.values() if self.q.type == "multi" else [self.input]):
+        for w in self.kind.controls(self):
             w.disabled = True
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from coursekit.progress_report import course_outline, lesson_exercises
 from coursekit.quiz.bank import MODULE_TEST_SHOW, Bank, Item, pool
 from coursekit.quiz.engine import Question, instantiate, key_text
+from coursekit.quiz.items import item_type
 
 VARIANTS = 8
 STATIC = Path(__file__).parent / "static"
@@ -33,30 +34,18 @@ html_css_files = ["quiz.css"]
 
 def variant_seeds(item: Item) -> list[int]:
     """One seed when every seed gives the same question (a fixed numeric item, authored order)."""
-    fixed = item.type == "numeric" or (item.type in ("single", "multi") and not item.shuffle)
-    return [0] if fixed else list(range(VARIANTS))
+    return item_type(item.type).site_seeds(item, VARIANTS)
 
 
 def variant(q: Question) -> dict:
     """One instantiated question, with the key text a submitted module test shows."""
-    out = {"seed": q.seed, "stem": q.stem, "explanation": q.explanation, "key": key_text(q)}
-    if q.type in ("single", "multi"):
-        out["order"] = list(q.order)
-        out["options"] = [{"text": q.option_texts[i], "feedback": q.option_feedback[i],
-                           "correct": q.item.options[i].correct} for i in range(len(q.item.options))]
-    else:
-        out["answer"] = q.answer
-        out["mistakes"] = [[value, text] for value, text in q.mistakes]
-        out["feedback"] = dict(q.feedback)
-    return out
+    return {"seed": q.seed, "stem": q.stem, "explanation": q.explanation, "key": key_text(q),
+            **item_type(q.type).export_variant(q)}
 
 
 def export_item(item: Item) -> dict:
-    out = {"id": item.id, "type": item.type, "variants": [variant(instantiate(item, s)) for s in variant_seeds(item)]}
-    if item.type in ("numeric", "param"):
-        out["units"] = item.units
-        out["tolerance"] = dict(item.tolerance)
-    return out
+    return {"id": item.id, "type": item.type, "variants": [variant(instantiate(item, s)) for s in variant_seeds(item)],
+            **item_type(item.type).export_item(item)}
 
 
 def export_bank(bank: Bank, banks: dict[str, Bank]) -> dict:
