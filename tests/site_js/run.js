@@ -3,7 +3,7 @@
 "use strict";
 const path = require("path");
 const fs = require("fs");
-const STATIC = path.join(__dirname, "..", "..", "coursekit", "site", "static");
+const STATIC = path.join(__dirname, "..", "..", "coursekit", "app", "site", "static");
 const E = require(path.join(STATIC, "quiz-engine.js"));
 const P = require(path.join(STATIC, "progress.js"));
 
