@@ -3,11 +3,16 @@ or (--against dask) with `autograder grade` on the local pool and on a local Das
 
     .venv/bin/python benchmarks/bench_grading.py [--lab lab5-moe] [--n 100] [--workers N] [--against dask] [--record]
     .venv/bin/python benchmarks/bench_grading.py --variants [--record]
+    .venv/bin/python benchmarks/bench_grading.py --against-code OTHER_CHECKOUT [--n 100] [--variants] [--record]
 
 --variants grades the honest variations of Lab 5 in tests/honest_variants.py instead (timing magics,
 eval, globals(), __main__, moved sections, a stub or scratch version run at the end, a helper below its
 test cell, an edited setup cell, QUICK used, a stub, a wrong answer: what the differential test
 tests/test_grading_vs_nbgrader.py grades), one submission each, and prints each one's score by both.
+
+--against-code grades the same submissions with `autograder grade` from another checkout of this
+repository (say a clone at the commit before a refactor; run with this checkout's interpreter, the
+other code first on PYTHONPATH) against this checkout's: same workers, both timed in the same run.
 
 Both graders get the same course copy (generated once, untimed), the same submissions, the same
 instructor secret and COURSE_QUICK=1. Submissions are honest: each is the solution with 0-2 of
@@ -165,6 +170,8 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=20261122)
     parser.add_argument("--against", choices=["nbgrader", "dask"], default="nbgrader",
                         help="baseline: plain nbgrader, or (dask) the local pool against --cluster local")
+    parser.add_argument("--against-code", type=Path, default=None, metavar="CHECKOUT",
+                        help="baseline: `autograder grade` from another checkout of this repository")
     parser.add_argument("--variants", action="store_true",
                         help="grade tests/honest_variants.py's honest variations of lab5-moe instead of --n submissions")
     parser.add_argument("--record", action="store_true", help="append the table to benchmarks/RESULTS.md")
@@ -195,7 +202,19 @@ def main() -> int:
               f"on {cores} usable cores ...", flush=True)
         grade = [sys.executable, "-m", "autograder.cli", "--root", str(ours), "grade", lab,
                  "--workers", str(workers), "--no-progress"]
-        if args.against == "dask":
+        if args.against_code:
+            other = args.against_code.resolve()
+            shutil.copy(other / "nbgrader_config.py", plain)      # its own config names its own classes
+            label = subprocess.run(["git", "-C", str(other), "log", "-1", "--format=%h"], capture_output=True,
+                                   text=True).stdout.strip() or other.name
+            here = subprocess.run(["git", "-C", str(ROOT), "log", "-1", "--format=%h"], capture_output=True,
+                                  text=True).stdout.strip() or "this checkout"
+            baseline = f"autograder grade, code at {label} ({workers} workers)"
+            t_plain = timed(grade[:3] + ["--root", str(plain)] + grade[5:], plain,
+                            dict(env, PYTHONPATH=str(other)))
+            t_ours = timed(grade, ours, dict(env, PYTHONPATH=str(ROOT)))
+            name, ratio, note = f"autograder grade, code at {here} ({workers} workers)", t_plain / t_ours, ""
+        elif args.against == "dask":
             baseline = f"autograder grade (local pool, {workers} workers)"
             t_plain = timed(grade[:3] + ["--root", str(plain)] + grade[5:], plain, env)
             t_ours = timed(grade + ["--cluster", "local"], ours, env)
@@ -212,7 +231,7 @@ def main() -> int:
                 [name, args.n, f"{t_ours:.1f}", f"{t_ours / args.n:.2f}", f"{ratio:.2f}x"]]
         text = table(["grader", "submissions", "seconds", "s/submission",
                       "time ratio" if args.against == "dask" else "speed-up"], rows) + note
-        if args.against == "nbgrader" and (args.variants or args.n <= 30):
+        if args.against == "nbgrader" and not args.against_code and (args.variants or args.n <= 30):
             listed, differ = per_submission(a, b, plan, grading_seconds(ours, lab))
             text = f"{listed}\n{differ} of {args.n} submissions scored differently\n\n{text}"
         verdict = (f"scores identical on all {len(a)} grade cells" if not mismatches and len(a) == len(b) == args.n *
@@ -221,7 +240,8 @@ def main() -> int:
         print(verdict)
         if args.record:
             stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-            versus = "local pool vs Dask" if args.against == "dask" else "nbgrader vs autograder"
+            versus = ("old code vs new code" if args.against_code else "local pool vs Dask" if args.against == "dask"
+                      else "nbgrader vs autograder")
             what = "honest variations (tests/honest_variants.py)" if args.variants else "submissions"
             section = (f"\n## Autograder: {args.n} {lab} {what}, {versus} ({stamp})\n\n"
                        f"`{' '.join(['python', 'benchmarks/bench_grading.py'] + sys.argv[1:])}` on {cores} usable "
