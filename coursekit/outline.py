@@ -21,6 +21,7 @@ OUTLINE = "course/outline.yaml"   # relative to the course root; in course/ beca
 MODULE_ID = re.compile(r"^m\d+$")
 LAB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,99}$")    # autograder's ids (autograder/course.py)
 KEYS = {"id", "title", "folder", "labs"}
+QUIZ_META = "course_quiz"   # a released graded quiz's notebook metadata (autograder/quiz/assignment.py's META)
 HEADER = ("# The course's outline: its modules in order, each with its title, its folder under course/ and its\n"
           "# graded lab(s). The start page (python -m coursekit.index), `course progress` and the website all\n"
           "# read this file (coursekit/outline.py). Lessons are not listed: they are the numbered notebooks in\n"
@@ -166,6 +167,17 @@ def _folders(parent: Path) -> list[str]:
     return sorted(p.name for p in parent.iterdir() if p.is_dir() and p.name[0] not in "._") if parent.is_dir() else []
 
 
+def _graded_quiz(root: Path, name: str) -> bool:
+    """solutions/<name>/quiz.json, or a release whose notebook carries the quiz metadata
+    (autograder/quiz/assignment.py: QUIZ_FILE, META); a student's copy has only the release."""
+    if (root / "solutions" / name / "quiz.json").exists():
+        return True
+    try:
+        return QUIZ_META in json.loads((root / "labs" / name / f"{name}.ipynb").read_text(encoding="utf-8"))["metadata"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+
+
 def outline_problems(root: Path | None = None) -> list[str]:
     """Where the outline and the folders disagree: each course/mN-* folder, labs/<lab> and solutions/<lab>
     must be in the outline, and each lab it lists must have labs/<lab>/ or solutions/<lab>/ (a lab between
@@ -180,7 +192,7 @@ def outline_problems(root: Path | None = None) -> list[str]:
         return [str(exc)]
     folders = {m.folder.name for m in modules if m.folder}
     listed = {lab.id: m.id for m in modules for lab in m.labs}
-    quizzes = {name for name in _folders(root / "solutions") if (root / "solutions" / name / "quiz.json").exists()}
+    quizzes = {name for kind in ("labs", "solutions") for name in _folders(root / kind) if _graded_quiz(root, name)}
     problems = [f"course/{name} is not in {OUTLINE}: name it as a module's folder there"
                 for name in _folders(root / "course") if re.match(r"^m\d+-", name) and name not in folders]
     for kind in ("labs", "solutions"):

@@ -46,6 +46,9 @@ def test_outline_problems_name_each_folder_that_differs(tmp_path):
     (root / "solutions" / "draft-lab").mkdir(parents=True)
     (root / "solutions" / "a-quiz").mkdir()
     (root / "solutions" / "a-quiz" / "quiz.json").write_text("{}")       # a graded quiz is not a lab
+    (root / "labs" / "b-quiz").mkdir()                                     # nor its release, in a student's copy
+    nbformat.write(nbformat.v4.new_notebook(metadata={"course_quiz": {"bank": "m1-l1"}}),
+                   root / "labs" / "b-quiz" / "b-quiz.ipynb")
     shutil.rmtree(root / "labs" / "lab2-cluster")
     assert outline_problems(root) == [
         f"course/m7-extra is not in {OUTLINE}: name it as a module's folder there",
