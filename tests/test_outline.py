@@ -170,3 +170,14 @@ def test_autograder_new_needs_a_known_module_or_a_title_and_writes_nothing_other
     with pytest.raises(SystemExit):
         new_lab(root, monkeypatch, "lab9-x")                                    # --module is required
     assert (root / OUTLINE).read_text() == outline and not (root / "solutions").exists()
+
+
+def test_course_progress_reports_a_broken_outline(tmp_path, monkeypatch, capsys):
+    from coursekit.cli import main
+
+    root = course_copy(tmp_path)
+    (root / OUTLINE).write_text((root / OUTLINE).read_text().replace("  - id: m2\n", "  - id: two\n"))
+    monkeypatch.setenv("COURSE_ROOT", str(root))
+    monkeypatch.setenv("COURSE_PROGRESS_DIR", str(tmp_path / "progress"))
+    assert main(["progress"]) == 1
+    assert f"course progress: {root / OUTLINE}: module 2: id 'two' is not m<number>" in capsys.readouterr().err
