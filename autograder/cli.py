@@ -1,6 +1,6 @@
 """`autograder`: the instructor's day on top of nbgrader (see docs/INSTRUCTORS.md).
 
-    autograder new LAB                         a lab's starting point: solutions/LAB/ notebook + spec.py
+    autograder new LAB --module M              a lab's starting point: solutions/LAB/ notebook + spec.py, in the outline
     autograder validate [LAB] [--seeds N]      before release: everything the lab gets wrong, one line each
     autograder generate [LAB]                  solutions/ -> labs/ (nbgrader generate_assignment)
     autograder collect SOURCE --lab LAB        folder or LMS zip -> submitted/<student>/<lab>/
@@ -36,10 +36,10 @@ def _labs(course: Course, lab: str | None, quizzes: bool = False) -> list[str]:
 def cmd_new(args, course: Course) -> int:
     from autograder.author.new import new_lab
 
-    for path in new_lab(course, args.lab):
+    for path in new_lab(course, args.lab, args.module, args.module_title):
         print(f"wrote {path}")
     print(f"next: edit them (docs/AUTHORING.md), then `autograder validate {args.lab}` and "
-          f"`autograder generate {args.lab}`")
+          f"`autograder generate {args.lab}`; then `python -m coursekit.index` lists it on the start page")
     return 0
 
 
@@ -190,6 +190,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("new", help="write a lab's starting point: solutions/LAB/LAB.ipynb and spec.py")
     p.add_argument("lab")
+    p.add_argument("--module", required=True, help="the module the lab belongs to, e.g. m5 (course/outline.yaml)")
+    p.add_argument("--module-title", help="a module not in the outline yet is added with this title")
     p.set_defaults(handler=cmd_new)
 
     p = sub.add_parser("validate", help="before release: check a lab grades correctly (exit 1 on problems)")

@@ -26,8 +26,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from coursekit.outline import lab_ids
+
 ROOT = Path(__file__).resolve().parent.parent
-LABS = ("lab1-roofline", "lab2-cluster", "lab3-kv-cache", "lab4-economics", "lab5-moe")
+LABS = lab_ids(ROOT)     # every lab in the course outline (course/outline.yaml)
 CONCEPT = {"lab1-roofline": "Why is decoding one user's tokens bandwidth-bound rather than compute-bound?",
            "lab2-cluster": "Why does tensor parallelism need faster links between GPUs than data parallelism?",
            "lab3-kv-cache": "What does a KV cache save at each decode step, and what does it cost?",
@@ -146,6 +148,9 @@ def main() -> int:
     args = parser.parse_args()
     if not args.tiny and not (args.endpoint and args.model):
         parser.error("give --endpoint and --model, or --tiny")
+    unasked = [lab for lab in args.labs if lab not in CONCEPT]
+    if unasked:
+        parser.error(f"no concept question for {', '.join(unasked)}: add one to CONCEPT")
     with tempfile.TemporaryDirectory() as temp:
         os.environ.update(COURSE_PROGRESS_DIR=f"{temp}/progress", COURSE_BENCH_WORK=f"{temp}/work",
                           COURSE_TUTOR_HOME=f"{temp}/tutor")

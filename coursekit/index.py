@@ -3,39 +3,20 @@
     python -m coursekit.index          # rewrite course/index.ipynb
     python -m coursekit.index --check  # exit 1 if it is out of date (the test suite runs this)
 
-Generated, so it never drifts from the files: every module, lesson, lab and module test is linked.
-Titles come from each notebook's first markdown heading.
+Generated, so it never drifts from the files: every module, lesson, lab and module test is linked, in
+the order of the course outline (course/outline.yaml, coursekit/outline.py). Titles come from each
+notebook's first markdown heading.
 """
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from pathlib import Path
 
 import nbformat
 
+from .outline import OutlineError, load_outline
 from .paths import START_PAGE, WORK_FOLDER, course_root
-
-# The course map's modules; a module with no folder yet is listed as "in preparation".
-MODULES = [
-    ("m1", "Training vs inference", "lab1-roofline"),
-    ("m2", "Training chips", "lab2-cluster"),
-    ("m3", "Inference chips", "lab3-kv-cache"),
-    ("m4", "Economics", "lab4-economics"),
-    ("m5", "Co-design", "lab5-moe"),
-]
-
-
-def notebook_title(path: Path) -> str:
-    nb = nbformat.read(path, as_version=4)
-    for cell in nb.cells:
-        if cell.cell_type == "markdown":
-            match = re.search(r"^#+\s+(.+)$", cell.source, flags=re.MULTILINE)
-            if match:
-                return match.group(1).strip()
-    return path.stem.replace("-", " ").capitalize()
-
 
 def build_index(root: Path) -> nbformat.NotebookNode:
     course = root / "course"
@@ -55,29 +36,23 @@ def build_index(root: Path) -> nbformat.NotebookNode:
         code("from coursekit.progress_report import show_progress\n\n"
              "show_progress()"),
     ]
-    for module_id, title, lab_id in MODULES:
-        folders = sorted(course.glob(f"{module_id}-*"))
-        number = module_id[1:]
-        if not folders:
-            cells.append(md(f"## Module {number}: {title}\n\n*In preparation.*"))
+    for module in load_outline(root):   # course/outline.yaml: the modules, their folders and labs
+        number, labs = module.number, [lab for lab in module.labs if lab.released]
+        if not (module.folder or labs):
+            cells.append(md(f"## Module {number}: {module.title}\n\n*In preparation.*"))
             continue
-        folder = folders[0]
-        lines = [f"## Module {number}: {title}", ""]
-        lessons = sorted(p for p in folder.glob("[0-9]*.ipynb"))
-        for lesson in lessons:
-            rel = lesson.relative_to(course).as_posix()
-            title = re.sub(r"^Lesson \d+:\s*", "", notebook_title(lesson))  # the list says "Lesson N" already
-            lines.append(f"- Lesson {int(lesson.name.split('-')[0])}: [{title}]({rel})")
-        lab = root / "labs" / lab_id / f"{lab_id}.ipynb"
-        if lab.exists():
+        lines = [f"## Module {number}: {module.title}", ""]
+        for lesson in module.lessons:
+            rel = lesson.path.relative_to(course).as_posix()
+            lines.append(f"- Lesson {lesson.number}: [{lesson.title}]({rel})")
+        for lab in labs:
             # the learner's own copy, as everywhere else (course start, README, progress, Next links):
             # labs/ is the release that course updates replace
-            work = f"{WORK_FOLDER}/{lab_id}/{lab_id}.ipynb"
-            lines.append(f"- Lab (graded): [{notebook_title(lab)}](../{work}), your own copy"
+            work = f"{WORK_FOLDER}/{lab.id}/{lab.id}.ipynb"
+            lines.append(f"- Lab (graded): [{lab.title}](../{work}), your own copy"
                          f" (check your work: `course check {work}`)")
-        test = folder / "module-test.ipynb"
-        if test.exists():
-            lines.append(f"- [Module {number} test]({test.relative_to(course).as_posix()}): 15 questions, pass at 80%")
+        if module.test:
+            lines.append(f"- [Module {number} test]({module.test.relative_to(course).as_posix()}): 15 questions, pass at 80%")
         cells.append(md("\n".join(lines)))
     cells.append(md(
         "## Checking your own work\n\n"
@@ -107,7 +82,11 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     root = course_root()
     target = root / START_PAGE
-    text = render(root)
+    try:
+        text = render(root)
+    except OutlineError as error:
+        print(error, file=sys.stderr)
+        return 2
     if args.check:
         if not target.exists() or target.read_text(encoding="utf-8") != text:
             print(f"{target} is out of date: run python -m coursekit.index", file=sys.stderr)

@@ -2,8 +2,8 @@
 course order, each not started / in progress / done with what its score means, and the share done
 per module. `course progress` prints it; the start page shows it as a table.
 
-The course's shape comes from the same place as the start page (coursekit.index.MODULES and the
-notebooks that exist); the learner's state from the progress store (coursekit.progress).
+The course's shape comes from the same place as the start page (the course outline, coursekit/outline.py,
+and the notebooks that exist); the learner's state from the progress store (coursekit.progress).
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from . import progress
-from .index import MODULES, notebook_title
+from .outline import load_outline
 from .paths import WORK_FOLDER, course_root
 
 NOT_STARTED, IN_PROGRESS, DONE = "not started", "in progress", "done"
@@ -128,24 +128,18 @@ class Step:
 def course_outline(root: Path) -> list[tuple[str, list[Step]]]:
     """(module title, its steps in course order: lessons, lab, module test) for each module that exists."""
     outline = []
-    for module_id, title, lab_id in MODULES:
-        folders = sorted((root / "course").glob(f"{module_id}-*"))
-        if not folders:
-            continue
-        steps = []
-        for lesson in sorted(folders[0].glob("[0-9]*.ipynb")):
-            number = int(lesson.name.split("-")[0])
-            name = re.sub(r"^Lesson \d+:\s*", "", notebook_title(lesson))
-            steps.append(Step("lesson", f"{module_id}-l{number}", f"Lesson {number}: {name}",
-                              lesson.relative_to(root).as_posix()))
-        lab = root / "labs" / lab_id / f"{lab_id}.ipynb"
-        if lab.exists():
-            name = re.sub(r"^Lab \d+:\s*", "", notebook_title(lab))
-            steps.append(Step("lab", lab_id, f"Lab {module_id[1:]}: {name} ({lab_id})", lab.relative_to(root).as_posix()))
-        test = folders[0] / "module-test.ipynb"
-        if test.exists():
-            steps.append(Step("test", module_id, f"Module {module_id[1:]} test", test.relative_to(root).as_posix()))
-        outline.append((f"Module {module_id[1:]}: {title}", steps))
+    for module in load_outline(root):
+        steps = [Step("lesson", f"{module.id}-l{lesson.number}", f"Lesson {lesson.number}: {lesson.title}",
+                      lesson.path.relative_to(root).as_posix()) for lesson in module.lessons]
+        for lab in module.labs:
+            if lab.released:
+                name = re.sub(r"^Lab \d+:\s*", "", lab.title)
+                steps.append(Step("lab", lab.id, f"Lab {module.number}: {name} ({lab.id})",
+                                  lab.notebook.relative_to(root).as_posix()))
+        if module.test:
+            steps.append(Step("test", module.id, f"Module {module.number} test", module.test.relative_to(root).as_posix()))
+        if module.folder or steps:
+            outline.append((f"Module {module.number}: {module.title}", steps))
     return outline
 
 

@@ -130,10 +130,10 @@ def test_validate_names_every_problem_of_a_broken_lab(tmp_path):
 def test_the_template_validates_clean_in_a_private_folder(tmp_path):
     root = tmp_path / "private"
     ensure_course_root(root)
-    made = new_lab(Course.find(root), "fresh-lab")
-    assert [p.name for p in made] == ["fresh-lab.ipynb", "spec.py"]
+    made = new_lab(Course.find(root), "fresh-lab", "m1", "A first module")
+    assert [p.name for p in made] == ["fresh-lab.ipynb", "spec.py", "outline.yaml"]
     with pytest.raises(FileExistsError, match="already exists"):
-        new_lab(Course.find(root), "fresh-lab")
+        new_lab(Course.find(root), "fresh-lab", "m1")
     done = autograder(root, "validate", "fresh-lab", "--seeds", "5")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "fresh-lab: valid" in done.stdout
@@ -143,8 +143,9 @@ def test_new_refuses_an_unsafe_lab_id(tmp_path):
     root = tmp_path / "private"
     ensure_course_root(root)
     with pytest.raises(ValueError, match="invalid lab id"):
-        new_lab(Course.find(root), "../escape")
+        new_lab(Course.find(root), "../escape", "m1", "A first module")
     assert not (root / "solutions").exists() or not any((root / "solutions").iterdir())
+    assert not (root / "course").exists()      # nor recorded in an outline
 
 
 @pytest.mark.slow

@@ -2,7 +2,8 @@
 `<!-- walkthrough: run -->` runs as written, every marked cell and file is written as shown; between
 `generate` and `collect` three students hand in (right, a plausible wrong answer, the untouched
 stub). The outcome: the lab validates clean, only the student version reaches labs/, the batch grades
-2, 0 and 0, the export says so, a student's `course check` passes, and the quiz bank checks."""
+2, 0 and 0, the export says so, the outline lists the lab (`course progress`, the start page), a
+student's `course check` passes, and the quiz bank checks."""
 from __future__ import annotations
 
 import csv
@@ -93,6 +94,12 @@ def test_authoring_md_from_nothing_to_a_graded_batch(tmp_path):
     assert {s: (r["state"], float(r["score"]), float(r["max_score"])) for s, r in rows.items()} == {
         "ada": ("graded", 2.0, 2.0), "ben": ("graded", 0.0, 2.0), "cy": ("graded", 0.0, 2.0)}, rows
     assert (course / "instructor-secret").is_file() and (course / "quizzes" / "kv-quiz.yaml").is_file()
+    # `autograder new --module` recorded the lab in the outline: progress and the start page list it
+    assert any("Module 6: Serving memory: 0 of 1 done" in out and
+               "Lab 6: kv-lab: how big is the KV cache? (kv-lab): not checked yet" in out for out in outputs), outputs
+    from coursekit.index import build_index
+    start = "\n".join(c.source for c in build_index(course).cells)
+    assert "## Module 6: Serving memory\n\n- Lab (graded): [kv-lab: how big is the KV cache?](../work/kv-lab/kv-lab.ipynb)" in start
     assert any("all 6 items pass their self-test" in out for out in outputs), outputs
 
     work = tmp_path / "work"

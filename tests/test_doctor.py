@@ -25,7 +25,7 @@ def test_doctor_passes_here(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     assert "All" in result.stdout and "checks passed" in result.stdout
     for piece in ("PyTorch", "labs will run on", "nbgrader lab extension", "widgets manager",
-                  "nbgrader server extension", "course files", "lab notebooks", "question banks",
+                  "nbgrader server extension", "course files", "course outline", "lab notebooks", "question banks",
                   "progress store", "(needs >=0.9.6,<0.10)"):
         assert piece in result.stdout
 

@@ -18,7 +18,7 @@ import pytest
 from coursekit import calc, hardware, model_configs, prices
 from coursekit.exercises import ExerciseError, all_exercises, lesson_exercises
 from coursekit.exercises.bank import load_file
-from coursekit.index import MODULES
+from coursekit.outline import load_outline
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -26,10 +26,9 @@ ROOT = Path(__file__).resolve().parent.parent
 def lessons() -> dict[str, Path]:
     """'m1-l2' -> its notebook, for every lesson of every module (module tests are not lessons)."""
     found = {}
-    for module, _title, _lab in MODULES:
-        for folder in sorted((ROOT / "course").glob(f"{module}-*")):
-            for path in sorted(folder.glob("[0-9][0-9]-*.ipynb")):
-                found[f"{module}-l{int(path.name[:2])}"] = path
+    for module in load_outline(ROOT):
+        for lesson in module.lessons:
+            found[f"{module.id}-l{lesson.number}"] = lesson.path
     return found
 
 

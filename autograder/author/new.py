@@ -4,7 +4,8 @@ solutions/<lab>/<lab>.ipynb is an nbgrader source notebook (a scenario, one task
 solution markers, its test cell with the visible check and the hidden-tests block, a measurement cell
 and the check-your-work cell every lab ends with); solutions/<lab>/spec.py beside it holds the task's
 visible cases, its hidden-case generator and wrong-but-plausible answers that must fail. docs/AUTHORING.md
-walks through editing both into a real lab.
+walks through editing both into a real lab. The lab is recorded under its module in the course outline,
+course/outline.yaml (coursekit/outline.py), which the start page, `course progress` and the site read.
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import nbformat
 
 from autograder.course import Course, check_id
 from autograder.spec import SPEC_FILE
+from coursekit.outline import OUTLINE, add_lab
 
 REPO_CONFIG = Path(__file__).resolve().parents[2] / "nbgrader_config.py"
 
@@ -119,17 +121,29 @@ SPEC = LabSpec(
 '''
 
 
-def new_lab(course: Course, lab: str) -> list[Path]:
-    """Write solutions/<lab>/<lab>.ipynb and spec.py; refuse to overwrite anything."""
+def new_lab(course: Course, lab: str, module: str, module_title: str | None = None) -> list[Path]:
+    """Write solutions/<lab>/<lab>.ipynb and spec.py and list the lab under `module` in the course outline
+    (course/outline.yaml; a new module needs `module_title`), so the start page, `course progress` and the
+    site show it once generated. Refuse to overwrite anything; check the outline change before writing."""
     check_id("lab id", lab)
     folder = course.solutions / lab
     if folder.exists():
         raise FileExistsError(f"{folder} already exists: pick another lab id or remove it first")
-    folder.mkdir(parents=True)
-    nb_path, spec_path = folder / f"{lab}.ipynb", folder / SPEC_FILE
-    nbformat.write(notebook(lab), nb_path)
-    spec_path.write_text(SPEC_TEMPLATE.format(lab=lab), encoding="utf-8")
-    return [nb_path, spec_path]
+    outline = course.root / OUTLINE
+    before = outline.read_text(encoding="utf-8") if outline.exists() else None
+    written = [add_lab(course.root, lab, module, module_title)]   # raises OutlineError (a ValueError) first
+    try:
+        folder.mkdir(parents=True)
+        nb_path, spec_path = folder / f"{lab}.ipynb", folder / SPEC_FILE
+        nbformat.write(notebook(lab), nb_path)
+        spec_path.write_text(SPEC_TEMPLATE.format(lab=lab), encoding="utf-8")
+    except OSError:
+        if before is None:       # put the outline back as it was: a lab with no folder is a broken outline
+            outline.unlink(missing_ok=True)
+        else:
+            outline.write_text(before, encoding="utf-8")
+        raise
+    return [nb_path, spec_path, *written]
 
 
 def ensure_course_root(root: Path) -> Path | None:

@@ -167,6 +167,20 @@ def check_labs(root: Path) -> Check:
     return _notebooks("lab notebooks", root / "labs", "*/*.ipynb", "lab notebooks", "restore labs/ with git checkout labs")
 
 
+def check_outline(root: Path) -> Check:
+    """course/outline.yaml reads and agrees with the folders: every module folder and lab is in it, and back."""
+    from .outline import OUTLINE, load_outline, outline_problems
+
+    problems = outline_problems(root)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        return Check("course outline", False, f"{problems[0]}{more}",
+                     f"make {root / OUTLINE} and the folders agree (restore both with git checkout course labs)")
+    modules = load_outline(root)
+    labs = sum(len(m.labs) for m in modules)
+    return Check("course outline", True, f"{len(modules)} modules and {labs} labs in {root / OUTLINE}, as in the folders")
+
+
 def check_banks(root: Path) -> Check:
     """The banks load and pass their self-test: the quiz widgets refuse a bank that does not."""
     folder = root / "quizzes"
@@ -243,7 +257,8 @@ def check_terminal_commands() -> Check:
 def check_steps(root: Path) -> list:
     """Each step returns one Check or a list of them; main() prints each as soon as it is known."""
     return [check_python, check_torch, check_packages, check_lab_extensions, check_server_extension,
-            check_terminal_commands, lambda: check_course_files(root), lambda: check_labs(root),
+            check_terminal_commands, lambda: check_course_files(root), lambda: check_outline(root),
+            lambda: check_labs(root),
             lambda: check_banks(root), lambda: check_exercises(), check_progress_writable]
 
 

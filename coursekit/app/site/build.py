@@ -22,7 +22,7 @@ from pathlib import Path
 
 import nbformat
 
-from coursekit.index import MODULES
+from coursekit.outline import load_outline
 from coursekit.paths import course_root
 from coursekit.quiz.bank import load_all_banks
 from coursekit.app.site import assets
@@ -76,18 +76,14 @@ class Module:
 def site_modules(root: Path) -> list[Module]:
     """Every module's lessons, lab and module test in course order, then the reference pages."""
     modules = []
-    for module_id, title, lab_id in MODULES:
-        folders = sorted((root / "course").glob(f"{module_id}-*"))
-        if not folders:
-            continue
-        module = Module(f"Module {module_id[1:]}: {title}")
-        module.pages = [p.relative_to(root).as_posix() for p in sorted(folders[0].glob("[0-9]*.ipynb"))]
-        lab = root / "labs" / lab_id / f"{lab_id}.ipynb"
-        if lab.exists():
-            module.pages.append(lab.relative_to(root).as_posix())
-        if (folders[0] / "module-test.ipynb").exists():
-            module.pages.append((folders[0] / "module-test.ipynb").relative_to(root).as_posix())
-        modules.append(module)
+    for outlined in load_outline(root):   # course/outline.yaml
+        module = Module(f"Module {outlined.number}: {outlined.title}")
+        module.pages = [lesson.path.relative_to(root).as_posix() for lesson in outlined.lessons]
+        module.pages += [lab.notebook.relative_to(root).as_posix() for lab in outlined.labs if lab.released]
+        if outlined.test:
+            module.pages.append(outlined.test.relative_to(root).as_posix())
+        if outlined.folder or module.pages:
+            modules.append(module)
     reference = Module("Reading list and errata", ["docs/reading-list.md"])
     reference.pages += [p.relative_to(root).as_posix() for p in sorted((root / "docs" / "errata").glob("*.md"))]
     modules.append(reference)
