@@ -17,7 +17,7 @@ import nbformat
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from autograder import engine                       # noqa: E402
+from autograder.judge import engine                 # noqa: E402
 from autograder.judge.engine import GradingPool, Limits   # noqa: E402
 
 

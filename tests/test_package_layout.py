@@ -94,3 +94,39 @@ def test_autograder_is_one_folder_per_stage():
         for module in sorted((ROOT / "autograder" / stage).glob("*.py")):
             if module.name != "__init__.py":
                 assert module.name in design, f"docs/DESIGN.md's pipeline does not name autograder/{stage}/{module.name}"
+
+
+def test_every_import_of_the_course_packages_resolves():
+    """After a module moves, an import inside a function only fails when that function runs: read every
+    `from coursekit... import` / `from autograder... import` in the packages, tests and benchmarks, and
+    check the module exists and holds each imported name."""
+    import importlib
+
+    bad = []
+    files = [p for folder in ("coursekit", "autograder", "tests", "benchmarks") for p in (ROOT / folder).rglob("*.py")
+             if "node_modules" not in p.parts]
+    for path in sorted(files):
+        rel = path.relative_to(ROOT)
+        package = ".".join(rel.parts[:-1]) if path.name == "__init__.py" else ".".join(rel.with_suffix("").parts[:-1])
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            if node.level:
+                parts = package.split(".")
+                module = ".".join(parts[: len(parts) - (node.level - 1)] + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            if not module.startswith(("coursekit", "autograder")):
+                continue
+            try:
+                loaded = importlib.import_module(module)
+            except ImportError as error:
+                bad.append(f"{rel}:{node.lineno} from {module}: {error}")
+                continue
+            for alias in node.names:
+                if alias.name != "*" and not hasattr(loaded, alias.name):
+                    try:
+                        importlib.import_module(f"{module}.{alias.name}")
+                    except ImportError:
+                        bad.append(f"{rel}:{node.lineno} from {module} import {alias.name}: no such name")
+    assert not bad, "\n".join(bad)

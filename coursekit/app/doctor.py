@@ -169,7 +169,7 @@ def check_labs(root: Path) -> Check:
 
 def check_outline(root: Path) -> Check:
     """course/outline.yaml reads and agrees with the folders: every module folder and lab is in it, and back."""
-    from .outline import OUTLINE, load_outline, outline_problems
+    from coursekit.outline import OUTLINE, load_outline, outline_problems
 
     problems = outline_problems(root)
     if problems:
