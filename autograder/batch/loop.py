@@ -22,12 +22,12 @@ from concurrent.futures import Future, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.record import autograded
 from autograder.collect import submitted
 from autograder.course import Course, Submission
+from autograder.record import autograded
 from autograder.record.gradebook import GradebookWriter
-from autograder.spec import REPO_ROOT, LabSpec
 from autograder.record.store import Row, Store
+from autograder.spec import REPO_ROOT, LabSpec
 
 
 def submission_hash(course: Course, sub: Submission) -> str:
