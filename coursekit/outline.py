@@ -13,8 +13,6 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import nbformat
-
 from .paths import course_root
 
 OUTLINE = "course/outline.yaml"   # relative to the course root; in course/ because students read it
@@ -34,6 +32,8 @@ class OutlineError(ValueError):
 
 
 def notebook_title(path: Path) -> str:
+    import nbformat     # here, not at the top: `course check` files its progress through module_of
+
     nb = nbformat.read(path, as_version=4)
     for cell in nb.cells:
         if cell.cell_type == "markdown":
