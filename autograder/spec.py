@@ -55,7 +55,7 @@ class Task:
                                                     # functions or methods by dotted name; None: DEFAULT_FORBIDDEN
     float64_expected: bool = False                  # visible expectations the reference computes with torch:
                                                     # run it in float64 and store float32 precision, so the
-                                                    # committed checks file is the same on every CPU (check.py)
+                                                    # committed checks file is the same on every CPU (release/visible_cases.py)
     wrong: tuple[str, ...] = ()                     # wrong-but-plausible answers (source defining `function`):
                                                     # `autograder validate` checks that each one fails
 
