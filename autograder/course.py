@@ -89,9 +89,8 @@ class Course:
         return [lab]
 
     def spec(self, lab_id: str) -> LabSpec:
-        """The lab's spec: solutions/<lab>/spec.py under this root, else in this checkout, else a folder
-        on AUTOGRADER_SPEC_PATH (fixtures); a quiz's record stands in for the spec of a graded
-        quiz (the same fields)."""
+        """The lab's spec: solutions/<lab>/spec.py under this root, else in this checkout; a quiz's
+        record stands in for the spec of a graded quiz (the same fields)."""
         from autograder.quiz.assignment import is_quiz, quiz_spec
         from autograder.spec import load_spec
 

@@ -133,10 +133,9 @@ def load_spec(lab_id: str | Path, root: str | Path | None = None) -> LabSpec:
 
     By id: the course root's solutions/<lab>/spec.py (root: `root`, else COURSE_ROOT, else this
     checkout; a private instructor folder keeps its labs there), else this checkout's
-    solutions/<lab>/spec.py (the course's own labs, whatever the root), else <lab id with '-' as
-    '_'>.py in the folders of AUTOGRADER_SPEC_PATH (os.pathsep-separated). Cached per process.
+    solutions/<lab>/spec.py (the course's own labs, whatever the root). A lab is one folder: there is
+    no other place a spec is looked for. Cached per process.
     """
-    import os
 
     from coursekit.paths import course_root
 
@@ -158,13 +157,7 @@ def load_spec(lab_id: str | Path, root: str | Path | None = None) -> LabSpec:
             return load_spec(beside)
     if key in _SPECS:
         return _SPECS[key]
-    name = key.replace("-", "_")
-    folders = [p for p in os.environ.get("AUTOGRADER_SPEC_PATH", "").split(os.pathsep) if p]
-    for folder in folders:
-        if (Path(folder) / f"{name}.py").is_file():
-            return _SPECS.setdefault(key, load_spec(Path(folder) / f"{name}.py"))
-    raise ModuleNotFoundError(f"no spec for lab {key!r}: solutions/{key}/{SPEC_FILE} does not exist"
-                              + (f" and none in AUTOGRADER_SPEC_PATH ({', '.join(folders)})" if folders else ""))
+    raise ModuleNotFoundError(f"no spec for lab {key!r}: solutions/{key}/{SPEC_FILE} does not exist")
 
 
 def spec_module(lab_id: str) -> Any:

@@ -154,7 +154,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as temp:
         os.environ.update(COURSE_PROGRESS_DIR=f"{temp}/progress", COURSE_BENCH_WORK=f"{temp}/work",
                           COURSE_TUTOR_HOME=f"{temp}/tutor")
-        for name in ("COURSE_TUTOR_CONFIG", "COURSE_GRADING_SECRET", "AUTOGRADER_SPEC_PATH", "JPY_SESSION_NAME"):
+        for name in ("COURSE_TUTOR_CONFIG", "COURSE_GRADING_SECRET", "JPY_SESSION_NAME"):
             os.environ.pop(name, None)
         if not args.tiny:
             print(table(args.model, [r for lab in args.labs for r in score(lab, args.model, args.endpoint,

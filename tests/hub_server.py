@@ -192,8 +192,7 @@ def make_hub(students: list[str], course: Path, instructor: str = "prof", option
 
 def class_course(course: Path) -> Path:
     """The instructor's course for the shared hub: the pipeline tests' toy lab as CLASS_LAB."""
-    for entry in ("solutions", "specs"):
-        shutil.copytree(PIPELINE / entry, course / entry)
+    shutil.copytree(PIPELINE / "solutions", course / "solutions")
     shutil.copy(ROOT / "nbgrader_config.py", course)
     # what an instructor keeps beside a solution: never released (tests/test_hub_browser.py looks)
     (course / "solutions" / CLASS_LAB / "notes.txt").write_text("hidden cases: see the spec\n")

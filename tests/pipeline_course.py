@@ -20,7 +20,7 @@ SECRET = "pipeline-test-secret"
 
 
 def env(course: Path) -> dict:
-    return dict(os.environ, AUTOGRADER_SPEC_PATH=str(course / "specs"), COURSE_GRADING_SECRET=SECRET,
+    return dict(os.environ, COURSE_GRADING_SECRET=SECRET,
                 COURSE_QUICK="1", COURSE_ROOT=str(course), COURSE_PROGRESS_DIR=str(course / ".progress"),
                 PATH=str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""))
 
@@ -39,7 +39,6 @@ def generate_course(folder: Path) -> Path:
     course.mkdir()
     shutil.copy(ROOT / "nbgrader_config.py", course)
     shutil.copytree(FIXTURE / "solutions", course / "solutions")
-    shutil.copytree(FIXTURE / "specs", course / "specs")
     cli(course, "generate")
     assert (course / "labs" / LAB / NB).exists()
     return course

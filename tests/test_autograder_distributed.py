@@ -66,7 +66,7 @@ class Cluster:
 
 def _plain_env() -> dict:
     """Workers get no instructor secret from their environment: the client ships what they need."""
-    return {k: v for k, v in os.environ.items() if k not in ("COURSE_GRADING_SECRET", "AUTOGRADER_SPEC_PATH")}
+    return {k: v for k, v in os.environ.items() if k != "COURSE_GRADING_SECRET"}
 
 
 def _stale_copy(folder: Path) -> Path:
@@ -142,11 +142,11 @@ def _address_of(pool: DaskPool, name: str) -> str:
 
 def test_a_gpu_lab_goes_only_to_the_worker_declaring_a_gpu(cluster, tmp_path):
     lab = tmp_path / "gpu-lab"
-    shutil.copytree(catalog.SPEC_FILE.parent / "toy-lab", lab / "toy-lab")
+    shutil.copytree(catalog.SPEC_FILE.parent, lab)                  # the lab's folder: notebook and spec
     source = catalog.SPEC_FILE.read_text().replace("SPEC = LabSpec(", "SPEC = LabSpec(gpu=True, ")
     assert "gpu=True" in source
-    (lab / "toy_lab_gpu.py").write_text(source)
-    spec = load_spec(lab / "toy_lab_gpu.py")
+    (lab / "spec.py").write_text(source)
+    spec = load_spec(lab / "spec.py")
     paths = catalog.write_all(tmp_path, names=("honest", "partial", "unimplemented", "syntax_error"))
     with DaskPool(cluster.address, limits=LIMITS) as pool:
         futures = [pool.submit(path, spec, student_id=name, secret=SECRET) for name, path in paths.items()]

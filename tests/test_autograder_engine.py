@@ -46,13 +46,15 @@ def solution_ns():
     return reference.solution_namespace(SPEC.solution_path())
 
 
-def test_load_spec_by_path_and_by_id(monkeypatch):
+def test_load_spec_by_path_and_by_id(tmp_path):
     assert SPEC.lab_id == "toy-lab" and SPEC.origin == str(catalog.SPEC_FILE)
     assert load_spec(str(catalog.SPEC_FILE)) is SPEC
-    monkeypatch.setenv("AUTOGRADER_SPEC_PATH", str(FIXTURES))
-    assert load_spec("toy-lab").tasks == SPEC.tasks
+    shutil.copytree(FIXTURES / "toy-lab", tmp_path / "solutions" / "toy-lab")   # a course root: one folder per lab
+    by_id = load_spec("toy-lab", root=tmp_path)
+    assert by_id.origin == str(tmp_path / "solutions" / "toy-lab" / "spec.py")
+    assert [t.grade_id for t in by_id.tasks] == [t.grade_id for t in SPEC.tasks]
     with pytest.raises(ModuleNotFoundError, match="no spec for lab 'no-such-lab'"):
-        load_spec("no-such-lab")
+        load_spec("no-such-lab", root=tmp_path)
     assert SPEC.solution_path() == (FIXTURES / "toy-lab" / "toy-lab.ipynb").resolve()
 
 
@@ -92,8 +94,7 @@ def test_visible_expected_values_equal_the_reference():
                 assert task.compare(case.expected, reference.reference_output(SPEC, task, case)) is None
 
 
-def test_run_visible_teaches(capsys, monkeypatch, solution_ns):
-    monkeypatch.setenv("AUTOGRADER_SPEC_PATH", str(FIXTURES))
+def test_run_visible_teaches(capsys, solution_ns):
     assert run_visible(str(catalog.SPEC_FILE), "test_kv", solution_ns["kv_cache_bytes"]) == 1
     assert capsys.readouterr().out == "ok tiny\n"
     with pytest.raises(AssertionError) as failure:

@@ -1,6 +1,6 @@
 """The instructor pipeline through the real `autograder` CLI on a toy lab (tests/fixtures/pipeline).
 
-Each test works in a throwaway course directory (nbgrader_config.py, solutions/, specs/; the `course`
+Each test works in a throwaway course directory (nbgrader_config.py, solutions/ with the lab's spec; the `course`
 fixture in conftest.py) so the repository's own submitted/, gradebook.db and labs/ are never touched.
 """
 from __future__ import annotations

@@ -36,7 +36,7 @@ PROBE = '''def add(a, b):
 
 
 def run(course: Path, *args: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, AUTOGRADER_SPEC_PATH=str(course / "specs"), COURSE_GRADING_SECRET=SECRET,
+    env = dict(os.environ, COURSE_GRADING_SECRET=SECRET,
                COURSE_QUICK="1", COURSE_ROOT=str(course), COURSE_PROGRESS_DIR=str(course / ".progress"),
                PATH=str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""))
     return subprocess.run([sys.executable, "-m", "autograder.cli", "--root", str(course), *args], cwd=course,

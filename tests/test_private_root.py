@@ -49,15 +49,14 @@ def private_folder(base: Path) -> Path:
     shutil.copy(ROOT / "nbgrader_config.py", private)
     text = (FIXTURE / "solutions" / "toy-pipeline" / "toy-pipeline.ipynb").read_text(encoding="utf-8")
     (lab / NB).write_text(text.replace("toy-pipeline", LAB), encoding="utf-8")
-    spec = (FIXTURE / "specs" / "toy_pipeline.py").read_text(encoding="utf-8")
-    spec = spec.replace("toy-pipeline", LAB).replace(f'    solution="../solutions/{LAB}/{NB}",\n', "")
+    spec = (FIXTURE / "solutions" / "toy-pipeline" / "spec.py").read_text(encoding="utf-8").replace("toy-pipeline", LAB)
     (lab / "spec.py").write_text(spec, encoding="utf-8")
     return private
 
 
 def run(private: Path, *command: str, env_extra: dict | None = None) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items()
-           if k not in {"COURSE_ROOT", "COURSE_GRADING_SECRET", "AUTOGRADER_SPEC_PATH"}}
+           if k not in {"COURSE_ROOT", "COURSE_GRADING_SECRET"}}
     env.update(COURSE_QUICK="1", COURSE_PROGRESS_DIR=str(private.parent / "progress"), **(env_extra or {}),
                PATH=str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""))
     done = subprocess.run([sys.executable, "-m", *command], cwd=private.parent, env=env, capture_output=True,

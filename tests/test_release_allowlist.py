@@ -47,7 +47,7 @@ def declare(lab: Path, *data: str) -> None:
 
 def exchange_release(course: Path, lab: str, exchange: Path, *, env_extra: dict | None = None) -> subprocess.CompletedProcess:
     """`nbgrader release_assignment LAB` in the course root, to a private exchange."""
-    env = {k: v for k, v in os.environ.items() if k not in {"COURSE_ROOT", "AUTOGRADER_SPEC_PATH"}}
+    env = {k: v for k, v in os.environ.items() if k != "COURSE_ROOT"}
     env.update(PATH=str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""), **(env_extra or {}))
     exchange.mkdir(exist_ok=True, mode=0o777)
     done = subprocess.run([sys.executable, "-m", "nbgrader", "release_assignment", lab, "--force",

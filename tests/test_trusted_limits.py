@@ -47,7 +47,7 @@ def test_the_trusted_analysis_has_a_time_budget(course, tmp_path):
     student code runs; the default budget grades it."""
     from autograder.spec import load_spec
 
-    spec = load_spec(course / "specs" / "toy_pipeline.py")
+    spec = load_spec(course / "solutions" / "toy-pipeline" / "spec.py")
     path = tmp_path / NB
     path.write_text(with_cells(course, "\n".join(f"w{i} = {i}" for i in range(2000))))
     with GradingPool(1, Limits(analysis_s=0)) as pool:

@@ -57,7 +57,7 @@ def tutor_lab(tmp_path_factory, artifacts_dir):
         env = dict(os.environ, COURSE_ROOT=str(root), COURSE_PROGRESS_DIR=str(progress), COURSE_TUTOR_CONFIG=str(config),
                    JUPYTER_RUNTIME_DIR=str(base / "runtime"), JUPYTERLAB_SETTINGS_DIR=str(base / "settings"),
                    JUPYTERLAB_WORKSPACES_DIR=str(base / "workspaces"))
-        for name in ("COURSE_GRADING_SECRET", "AUTOGRADER_SPEC_PATH"):
+        for name in ("COURSE_GRADING_SECRET",):
             env.pop(name, None)
         command = [sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
                    f"--ServerApp.token={token}", f"--ServerApp.root_dir={root}"]

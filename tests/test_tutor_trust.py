@@ -30,7 +30,7 @@ def learner(root, tmp_path, monkeypatch):
     monkeypatch.setenv("COURSE_ROOT", str(root))
     monkeypatch.setenv("COURSE_PROGRESS_DIR", str(tmp_path / "progress"))
     monkeypatch.setenv("COURSE_TUTOR_HOME", str(tmp_path / "tutor"))
-    for name in ("COURSE_GRADING_SECRET", "AUTOGRADER_SPEC_PATH", "COURSE_TUTOR_CONFIG", "JPY_SESSION_NAME"):
+    for name in ("COURSE_GRADING_SECRET", "COURSE_TUTOR_CONFIG", "JPY_SESSION_NAME"):
         monkeypatch.delenv(name, raising=False)
     return tmp_path
 

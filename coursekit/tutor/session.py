@@ -15,8 +15,8 @@ from .prompt import messages, wants_answer
 
 OFF = ("The tutor is off: no model is configured. `course tutor setup --endpoint URL --model NAME` sets one "
        "up (docs/TUTOR.md); the lab's hints and check_here() work without it.")
-# An instructor's server holds the grading secret and the specs; the tutor is a student-side tool.
-INSTRUCTOR_ENV = ("COURSE_GRADING_SECRET", "AUTOGRADER_SPEC_PATH")
+# An instructor's server holds the grading secret; the tutor is a student-side tool.
+INSTRUCTOR_ENV = ("COURSE_GRADING_SECRET",)
 
 
 class TutorUnavailable(RuntimeError):

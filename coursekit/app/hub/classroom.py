@@ -33,7 +33,7 @@ from coursekit.app.hub.roster import Roster
 
 COURSE_ID = "llm-train-vs-infer"
 INSTRUCTOR_COURSE = "course"     # ~/course: the instructor's nbgrader course directory
-COURSE_ENTRIES = ("nbgrader_config.py", "solutions", "labs", "specs")   # what that copy holds
+COURSE_ENTRIES = ("nbgrader_config.py", "solutions", "labs")   # what that copy holds
 STUDENT_LESSONS = "lessons"      # ~/lessons: a student's own copy of the lesson notebooks
 CULL_TIMEOUT = 3600              # seconds idle before a server (hub) or a kernel (in its server) is stopped
 

@@ -30,7 +30,7 @@ def server_environment(layout: Layout, username: str, instructor: bool) -> tuple
             env["COURSE_TUTOR_SERVICE"] = service_url(layout.data)   # service, which alone holds the key
         return env, str(home)
     course = home / INSTRUCTOR_COURSE
-    env.update(COURSE_ROOT=str(course), AUTOGRADER_SPEC_PATH=str(course / "specs"),
+    env.update(COURSE_ROOT=str(course),
                JUPYTER_CONFIG_PATH=os.pathsep.join([str(course), str(layout.jupyter_config)]),
                COURSE_GRADING_SECRET=layout.secret.read_text().strip())
     if os.environ.get("COURSE_QUICK"):
