@@ -170,15 +170,18 @@ def test_lesson_quiz_is_answered_on_the_page_and_says_how_to_open_it_in_jupyterl
 
 
 def test_cached_notebooks_are_executed_again_when_the_library_or_a_bank_changes(tmp_path):
-    """Not when coursekit/app/site changes: it shapes pages after execution. The course lives in a folder
-    named "site" here, as a checkout may: only paths inside the course count."""
+    """Not when coursekit/app/ changes (the `course` command and the site builder, which no notebook
+    imports). The course lives in a folder named "site" here, as a checkout may: only paths inside the
+    course count."""
     tmp_path = tmp_path / "site"
-    for rel in ("coursekit/calc/memory.py", "coursekit/app/site/build.py", "quizzes/m1/l1.yaml"):
+    for rel in ("coursekit/calc/memory.py", "coursekit/app/site/build.py", "coursekit/app/doctor.py",
+                "quizzes/m1/l1.yaml"):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text("x = 1\n")
     before = code_fingerprint(tmp_path)
-    (tmp_path / "coursekit/app/site/build.py").write_text("x = 2\n")
-    assert code_fingerprint(tmp_path) == before
+    for rel in ("coursekit/app/site/build.py", "coursekit/app/doctor.py"):
+        (tmp_path / rel).write_text("x = 2\n")
+        assert code_fingerprint(tmp_path) == before
     for rel in ("coursekit/calc/memory.py", "quizzes/m1/l1.yaml"):
         (tmp_path / rel).write_text("changed\n")
         assert code_fingerprint(tmp_path) != before

@@ -135,31 +135,26 @@ def merge(data: dict, incoming: dict) -> int:
         mine["attempts"].sort(key=lambda a: a.get("started") or "")
     for module, entry in incoming["module_tests"].items():
         mine = data["module_tests"].setdefault(module, {"attempts": []})
-        seen = {_test_key(a) for a in mine["attempts"]}
-        for attempt in entry["attempts"]:
-            if _test_key(attempt) not in seen:
-                mine["attempts"].append(json.loads(json.dumps(attempt)))
-                seen.add(_test_key(attempt))
-                added += 1
-        mine["attempts"].sort(key=lambda a: a.get("time") or "")
+        added += _add_unseen(mine["attempts"], entry["attempts"], _test_key)
     for lab, entry in incoming["labs"].items():
         mine = data["labs"].setdefault(lab, {"module": entry.get("module") or progress.lab_module(lab), "checks": []})
-        seen = {_check_key(c) for c in mine["checks"]}
-        for check in entry["checks"]:
-            if _check_key(check) not in seen:
-                mine["checks"].append(dict(check))
-                seen.add(_check_key(check))
-                added += 1
-        mine["checks"].sort(key=lambda c: c.get("time") or "")
+        added += _add_unseen(mine["checks"], entry["checks"], _check_key)
     for exercise, entry in incoming.get("exercises", {}).items():
         mine = data.setdefault("exercises", {}).setdefault(exercise, {"lesson": entry["lesson"], "reveals": []})
-        seen = {_reveal_key(r) for r in mine["reveals"]}
-        for reveal in entry["reveals"]:
-            if _reveal_key(reveal) not in seen:
-                mine["reveals"].append(dict(reveal))
-                seen.add(_reveal_key(reveal))
-                added += 1
-        mine["reveals"].sort(key=lambda r: r.get("time") or "")
+        added += _add_unseen(mine["reveals"], entry["reveals"], _reveal_key)
+    return added
+
+
+def _add_unseen(mine: list, incoming: list, key) -> int:
+    """Append each incoming record not already in `mine` (by `key`), keep `mine` in time order; how many."""
+    seen = {key(r) for r in mine}
+    added = 0
+    for record in incoming:
+        if key(record) not in seen:
+            mine.append(json.loads(json.dumps(record)))
+            seen.add(key(record))
+            added += 1
+    mine.sort(key=lambda r: r.get("time") or "")
     return added
 
 
