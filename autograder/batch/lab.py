@@ -4,7 +4,7 @@ from __future__ import annotations
 from concurrent.futures import Future
 from typing import Any, Callable
 
-from autograder.batch.loop import BatchReport, context_digest, failed_result, run_batch
+from autograder.batch.loop import BatchReport, context_digest, failed_result, finished, run_batch
 from autograder.course import Course, Submission
 from autograder.spec import LabSpec
 
@@ -31,10 +31,8 @@ class LabGrader:
 
     def submit(self, sub: Submission) -> Future:
         if not sub.notebook.exists():
-            future = Future()
-            future.set_result(failed_result(sub, self.spec, f"missing notebook: submitted/{sub.student_id}/"
-                                                            f"{self.spec.lab_id}/ has no {self.spec.notebook}"))
-            return future
+            return finished(failed_result(sub, self.spec, f"missing notebook: submitted/{sub.student_id}/"
+                                                          f"{self.spec.lab_id}/ has no {self.spec.notebook}"))
         return self.pool.submit(sub.notebook, self.spec, student_id=sub.student_id, secret=self.secret)
 
 

@@ -135,6 +135,13 @@ class Progress:
 
 
 
+def finished(result) -> Future:
+    """A future already holding `result`: what a kind's grader returns when it decides at once."""
+    future = Future()
+    future.set_result(result)
+    return future
+
+
 def run_batch(course: Course, spec, context: str, grader, *, student: str | None = None, regrade: bool = False,
               retry_failed: bool = False, progress: bool = True) -> BatchReport:
     """Grade what is not graded yet under `context` (the fingerprint of everything but the notebook)."""
@@ -156,11 +163,7 @@ def run_batch(course: Course, spec, context: str, grader, *, student: str | None
             futures = {}
             for sub, digest in todo:
                 refusal = refused(course, spec, sub)
-                if refusal:
-                    future = Future()
-                    future.set_result(failed_result(sub, spec, refusal))
-                else:
-                    future = grader.submit(sub)
+                future = finished(failed_result(sub, spec, refusal)) if refusal else grader.submit(sub)
                 futures[future] = (sub, digest)
             for future in as_completed(futures):
                 sub, digest = futures[future]

@@ -16,11 +16,8 @@ WORKDIR = "/tmp/work"               # inside the child's private /tmp
 # What every child sees besides its interpreter and the course's student-side code: system programs,
 # libraries and configuration (public anyway), and the CPU list that numpy and torch read.
 SYSTEM_TREES = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/sys/devices/system/cpu")
-
 DEVICES = ("null", "zero", "full", "random", "urandom")
-
 STUDENT_SIDE = ("coursekit", "autograder", "labs")   # of the checkout; never solutions/, .git, course data
-
 
 
 @dataclass
@@ -37,7 +34,6 @@ class Limits:
     analysis_s: float = 30        # the trusted side's own work on one notebook (thinning, IPython
 
 
-
 def child_environment(workdir: str = WORKDIR) -> dict[str, str]:
     """The whole environment student code sees: nothing of the grader's, no secret."""
     return {
@@ -48,7 +44,6 @@ def child_environment(workdir: str = WORKDIR) -> dict[str, str]:
     }
 
 
-
 def allowed_paths() -> tuple[str, ...]:
     """The host trees a grading child sees besides SYSTEM_TREES: the interpreter with its packages and
     the checkout's student-side code (a virtual environment inside the checkout is kept too)."""
@@ -57,13 +52,11 @@ def allowed_paths() -> tuple[str, ...]:
     return tuple(sorted(interpreter | {str(checkout / name) for name in STUDENT_SIDE}))
 
 
-
 def needed_paths() -> tuple[str, ...]:
     """What a grading child must still see: the interpreter, its packages and this checkout's code."""
     paths = {str(Path(p).resolve()) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
     paths.add(str(Path(__file__).resolve().parents[2]))
     return tuple(sorted(paths))
-
 
 
 def git_dirs(path: Path) -> list[Path]:
@@ -83,7 +76,6 @@ def git_dirs(path: Path) -> list[Path]:
                 found += [gitdir, (gitdir / common.read_text().strip()).resolve() if common.is_file() else gitdir]
             return found
     return []
-
 
 
 def default_hidden(course_root: Path, notebook: Path, solution: Path, extra=()) -> tuple[tuple[str, str], ...]:
