@@ -1,14 +1,33 @@
 """Driving a real JupyterLab page from Playwright, shared by the browser tests."""
 from __future__ import annotations
 
+import json
 import time
+
+from waiting import wait_for
 
 
 def open_notebook(page, server, path: str) -> None:
     """Open `path` as the only tab: `?reset` drops the tabs earlier tests left in the server's shared
-    workspace, whose hidden cells would otherwise confuse what is running."""
+    workspace, whose hidden cells would otherwise confuse what is running.
+
+    Returns once the file's cells are on the page. A tab shows one empty code cell while its file is
+    still loading (a busy machine took seconds), and that tab is marked changed: a test that looked then
+    saw a "dirty" lesson that was only not loaded yet, and Run All ran the empty cell."""
     page.goto(server.url(f"lab/tree/{path}?reset"))
     page.wait_for_selector(".jp-Notebook .jp-CodeCell", timeout=90_000)
+    cells = page.locator(".jp-NotebookPanel:visible .jp-Notebook .jp-Cell")
+    expected = cell_count(server.root / path)
+    if expected:
+        wait_for(lambda: cells.count() == expected, 90, f"{path}'s {expected} cells on the page")
+
+
+def cell_count(path) -> int | None:
+    """How many cells the notebook file holds (None if it cannot be read as one)."""
+    try:
+        return len(json.loads(path.read_text(encoding="utf-8"))["cells"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def run_all_cells(page, until, timeout: float = 150) -> None:

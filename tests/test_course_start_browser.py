@@ -58,7 +58,12 @@ def shut_down_kernels(server) -> None:
         api(server, f"api/kernels/{kernel['id']}", method="DELETE")
 
 
-def wait_kernel_idle(page) -> None:
+def wait_kernel_idle(page, server, path: str) -> None:
+    """The notebook's own kernel is up and idle, on the server and on the page. The page's indicator
+    alone is no proof: it read "idle" before the tab had any session (a busy machine)."""
+    wait_for(lambda: [s for s in api(server, "api/sessions")
+                      if s["path"] == path and s["kernel"]["execution_state"] == "idle"],
+             timeout=120, what=f"{path}'s kernel to start and go idle")
     page.wait_for_selector(".jp-NotebookPanel:visible .jp-Notebook-ExecutionIndicator[data-status='idle']",
                            timeout=120_000, state="attached")
 
@@ -112,7 +117,7 @@ def test_opening_and_closing_leaves_the_course_clean(student_server, laptop_page
     before = (root / notebook).read_bytes()
     page = laptop_page
     open_notebook(page, student_server, notebook)
-    wait_kernel_idle(page)
+    wait_kernel_idle(page, student_server, notebook)
     tab = page.locator(".lm-DockPanel .lm-TabBar-tab.jp-mod-current")
     # JupyterLab marks a notebook dirty when opening changes it (a kernelspec, language_info)
     assert "jp-mod-dirty" not in (tab.get_attribute("class") or "")
@@ -271,7 +276,7 @@ def test_course_check_compares_with_what_the_kernel_ran(student_server, laptop_p
     notebook = student_server.root / LAB_RELEASE
     os.utime(notebook, (time.time() - 600, time.time() - 600))   # saved ten minutes ago
     open_notebook(page, student_server, LAB_RELEASE)
-    wait_kernel_idle(page)
+    wait_kernel_idle(page, student_server, LAB_RELEASE)
     # the kernel has started once it keeps its record of runs (a busy machine starts it after the tab shows)
     runtime = student_server.log.parent / "runtime"
     wait_for(lambda: [s for s in api(student_server, "api/sessions") if s["path"] == LAB_RELEASE
@@ -283,7 +288,7 @@ def test_course_check_compares_with_what_the_kernel_ran(student_server, laptop_p
     page.locator(".jp-NotebookPanel:visible .jp-CodeCell .jp-InputArea-editor").first.click()
     page.keyboard.press("Shift+Enter")
     page.wait_for_selector(".jp-NotebookPanel:visible .jp-CodeCell .jp-InputPrompt:text-matches('\\\\[1\\\\]')")
-    wait_kernel_idle(page)
+    wait_kernel_idle(page, student_server, LAB_RELEASE)
     said = course_check(student_server, LAB_RELEASE)
     assert "its kernel ran code at" in said and "(progress not recorded" in said, said
 
@@ -304,7 +309,7 @@ def test_a_closed_tabs_kernel_is_culled_and_an_open_ones_stays(clone, laptop_pag
         page = laptop_page
         open_notebook(page, server, f"{SCRATCH}/closed.ipynb")
         closed = wait_for(lambda: kernels_of(server, "closed.ipynb"), timeout=60, what="the first tab's kernel")
-        wait_kernel_idle(page)
+        wait_kernel_idle(page, server, f"{SCRATCH}/closed.ipynb")
         close_current_tab(page)
         open_notebook(page, server, f"{SCRATCH}/open.ipynb")
         kept = wait_for(lambda: kernels_of(server, "open.ipynb"), timeout=60, what="the open tab's kernel")
