@@ -24,9 +24,16 @@ def open_notebook(page, server, path: str) -> None:
 
 def cell_count(path) -> int | None:
     """How many cells the notebook file holds (None if it cannot be read as one)."""
+    saved = read_saved(path)
+    return len(saved["cells"]) if saved and isinstance(saved.get("cells"), list) else None
+
+
+def read_saved(path) -> dict | None:
+    """The notebook file as JSON, or None while it cannot be read: Jupyter's "atomic" save keeps a
+    backup but writes the file in place, so a test polling it can read it half written."""
     try:
-        return len(json.loads(path.read_text(encoding="utf-8"))["cells"])
-    except (OSError, ValueError, KeyError, TypeError):
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
         return None
 
 

@@ -19,7 +19,7 @@ import pytest
 
 from course_server import SCRATCH, clone_course, course_start, git_status
 from coursekit.app.saving import QUIZ_NOTE, WIDGET_VIEW
-from jupyterlab_ui import open_notebook, run_all_cells
+from jupyterlab_ui import open_notebook, read_saved, run_all_cells
 from waiting import wait_for
 from test_quiz_browser import GOOD, QUIZ_ITEMS
 from test_quiz_layout_browser import laptop_page  # noqa: F401  (a fixture: the 1280x800 page)
@@ -97,7 +97,8 @@ def test_saved_quiz_reopens_as_run_this_cell(student_server, laptop_page, artifa
         """Save, then read the file: an autosave from before the quiz rendered can leave the tab clean
         with no outputs in the file (a shuffled run met it), so wait for the save that holds them."""
         page.keyboard.press("Control+s")
-        return json.loads(path.read_text())["cells"][1]["outputs"]
+        saved = read_saved(path)
+        return saved and saved["cells"][1]["outputs"]
 
     outputs = wait_for(saved_outputs, 60, "the saved file to hold the quiz's outputs", interval=1)
     assert all(WIDGET_VIEW not in o.get("data", {}) for o in outputs), outputs
