@@ -50,8 +50,13 @@ def run_all_cells(page, until, timeout: float = 150) -> None:
             accept.first.click()
             last_run = time.monotonic() - 15  # re-run soon: the request before the chooser is dropped
         elif not busy.count() and time.monotonic() - last_run > 20:
-            page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-            page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+            click_run_all(page)
             last_run = time.monotonic()
         time.sleep(0.5)
     until.wait_for(timeout=1_000)  # raises with Playwright's own message
+
+
+def click_run_all(page) -> None:
+    """Run > Run All Cells, from the menu bar, on the current tab."""
+    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+    page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()

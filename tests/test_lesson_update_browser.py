@@ -17,7 +17,7 @@ from course_server import SCRATCH, course_start, git_status
 from conftest import ROOT
 from coursekit.app.kernel import LANGUAGE_INFO
 from coursekit.app.nbtools import KERNELSPEC
-from jupyterlab_ui import open_notebook, read_saved, run_all_cells
+from jupyterlab_ui import click_run_all, open_notebook, read_saved, run_all_cells
 from test_quiz_browser import QUIZ_ITEMS
 from waiting import wait_for
 
@@ -54,8 +54,7 @@ def autosaved_output(page, probe):
         if saved and "mine" in json.dumps(saved["cells"][0]["outputs"]):
             return True
         if "jp-mod-dirty" not in (tab.get_attribute("class") or "") and time.monotonic() - last_run[0] > 10:
-            page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-            page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+            click_run_all(page)
             last_run[0] = time.monotonic()
         return False
     return saved
