@@ -83,7 +83,8 @@ def cmd_grade(args, course: Course) -> int:
 
     secret = load_secret()
     errors = 0
-    limits = Limits(**{k: v for k, v in (("wall_s", args.wall_s), ("memory_mb", args.memory_mb)) if v is not None})
+    limits = Limits(**{k: v for k, v in (("wall_s", args.wall_s), ("memory_mb", args.memory_mb)) if v is not None},
+                    isolate=not args.unconfined)
     for lab in _labs(course, args.lab):
         if lab in course.quiz_ids():
             from autograder.quiz.commands import grade_and_summarize
@@ -221,6 +222,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--wall-s", type=float, help="wall-clock limit per submission (engine default otherwise)")
     p.add_argument("--memory-mb", type=int, help="memory limit per submission")
+    p.add_argument("--unconfined", action="store_true",
+                   help="grade even where student code cannot be confined (it then runs as you and can read "
+                        "what you can read); refused without this flag")
     p.set_defaults(handler=cmd_grade)
 
     p = sub.add_parser("feedback", help="per-student HTML feedback (nbgrader generate_feedback)")

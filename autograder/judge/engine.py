@@ -32,7 +32,7 @@ from autograder.sandbox.protocol import (MALFORMED, OUT_OF_MEMORY, RESULT_BYTES,
 from autograder.judge.hidden import hidden_cases
 from autograder.judge.reference import reference_output
 from autograder.sandbox.scratch import private_folder
-from autograder.sandbox.confine import kill_uid
+from autograder.sandbox.confine import kill_uid, unavailable
 from autograder.sandbox.policy import Limits, allowed_paths, default_hidden, needed_paths
 from autograder.spec import REPO_ROOT, Case, LabSpec, Task
 from autograder.collect.submitted import MAX_NOTEBOOK_BYTES   # one limit for every reader of submitted/
@@ -404,6 +404,14 @@ class _WorkerProcess:
             self.process.wait()
 
 
+UNCONFINED = (
+    "cannot confine student code on this machine ({problem}), so it would run as you, able to read every "
+    "file you can (solutions, the secret, other students' work). Grade as root, or where unprivileged user "
+    "namespaces are allowed (sysctl user.max_user_namespaces > 0; kernel.unprivileged_userns_clone=1 on "
+    "older Debian kernels; kernel.apparmor_restrict_unprivileged_userns=0 on Ubuntu 24.04), or pass "
+    "--unconfined to grade anyway, knowingly (docs/SANDBOX.md)")
+
+
 def _spec_ref(spec: LabSpec) -> str:
     """How a worker loads the same spec: by its file when it has one, else by lab id."""
     return spec.lab_id if spec.origin is None else spec.origin
@@ -419,6 +427,9 @@ class GradingPool:
 
     def __init__(self, workers: int | None = None, limits: Limits = Limits(), hide: tuple = (),
                  scratch: Path | None = None) -> None:
+        problem = unavailable() if limits.isolate else None
+        if problem:
+            raise GraderError(UNCONFINED.format(problem=problem))
         self.workers = workers or usable_cores()
         self.limits = limits
         self.hide = tuple(hide)

@@ -1,9 +1,12 @@
 """Confine a forked grading child before it runs student code (Linux; see docs/SANDBOX.md).
 
-`enter` runs in the child while it is still root. It moves the child into new network and mount
-namespaces, hides the paths the student must not see, sets resource limits and drops to an
-unprivileged uid. Each mechanism that is unavailable is skipped and reported as a flag, so a
-result always says which protections were really active.
+`enter` runs in the forked child. As root it moves the child into new network, IPC and mount
+namespaces, builds the allowlist root, sets resource limits and drops to an unprivileged uid. As
+any other user (an instructor grading in their own terminal on the hub) it does the same inside a
+new user namespace (userns.py): the same allowlist root, plus a PID namespace and no capabilities
+left, since there is no other uid to drop to. Each mechanism that is unavailable is skipped and
+reported as a flag, so a result always says which protections were really active; `unavailable`
+tells the engine beforehand when a non-root grader cannot confine at all.
 """
 from __future__ import annotations
 
@@ -23,6 +26,9 @@ CLONE_NEWNET = 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV = 0x1, 0x2, 0x4
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 0x20, 0x1000, 0x4000, 0x40000
 PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER = 1, 38, 36
+# statvfs flag -> mount flag: a bind remounted inside a user namespace must keep the flags its source
+# mount has (the kernel locks them), so read-only binds carry these along
+_KEPT_FLAGS = {os.ST_NOEXEC: 0x8, os.ST_NOATIME: 0x400, os.ST_NODIRATIME: 0x800, os.ST_RELATIME: 0x200000}
 
 NEW_ROOT = "/tmp"                   # where the child's allowlist root is built (its own mount namespace)
 
@@ -131,9 +137,18 @@ def _namespaces(conf: Confinement) -> tuple[list[str], bool]:
     return flags + hidden_flags, private_tmp
 
 
-def _allowlist_root(conf: Confinement) -> str | None:
+def _kept_flags(fd: int) -> int:
+    """The mount flags of the mount holding `fd` that a read-only bind of it must keep."""
+    have = os.fstatvfs(fd).f_flag
+    return sum(flag for st, flag in _KEPT_FLAGS.items() if have & st)
+
+
+def _allowlist_root(conf: Confinement, fresh_proc: bool = False) -> str | None:
     """Chroot into a fresh tmpfs that holds only the allowed trees (read-only), a few devices and one
-    size-capped scratch tmpfs for /tmp, /var/tmp and /dev/shm. Returns what failed, or None."""
+    size-capped scratch tmpfs for /tmp, /var/tmp and /dev/shm. Returns what failed, or None.
+
+    fresh_proc: mount a new /proc (the caller is PID 1 of its own PID namespace, so it lists only the
+    child's processes) instead of binding the host's."""
     trees = [p for p in (*SYSTEM_TREES, *conf.allow) if os.path.lexists(p)]
     links = {p: os.readlink(p) for p in trees if os.path.islink(p) and p.count("/") == 1}   # /bin -> usr/bin
     trees = [p for p in trees if p not in links and os.path.isdir(p)]
@@ -157,12 +172,16 @@ def _allowlist_root(conf: Confinement) -> str | None:
             if any(tree.startswith(b.rstrip("/") + "/") for b in bound):
                 continue                                   # already inside a bound tree
             os.makedirs(root + tree, mode=0o755, exist_ok=True)
+            read_only = MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | _kept_flags(held[tree])
             if _mount(f"/proc/self/fd/{held[tree]}", root + tree, None, MS_BIND | MS_REC) or \
-                    _mount(None, root + tree, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV):
+                    _mount(None, root + tree, None, read_only):
                 return f"cannot bind {tree}"
             bound.append(tree)
         os.makedirs(root + "/proc")
-        if _mount(f"/proc/self/fd/{held['/proc']}", root + "/proc", None, MS_BIND | MS_REC):
+        if fresh_proc:
+            if _mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | 0x8):   # MS_NOEXEC
+                return "cannot mount a /proc of its own"
+        elif _mount(f"/proc/self/fd/{held['/proc']}", root + "/proc", None, MS_BIND | MS_REC):
             return "cannot bind /proc"
         os.makedirs(root + "/dev")
         for name, fd in dev.items():
@@ -234,32 +253,66 @@ def _limits(conf: Confinement) -> None:
 
 
 def enter(conf: Confinement, parent: int) -> list[str]:
-    """Confine the calling (forked, root) process, which dies with `parent` (its worker); return flags
-    naming the protections that are missing."""
+    """Confine the calling (forked) process, which dies with `parent` (its worker); return flags
+    naming the protections that are missing.
+
+    Not root: in a user namespace (userns.py), this call returns only in the process that runs the
+    student's code, PID 2 of the child's own PID namespace; the forked child itself and that
+    namespace's PID 1 wait there and exit without returning.
+    """
+    from autograder.sandbox import userns
+
     os.setsid()                                    # the worker kills the whole group on timeout
-    if conf.isolate:
+    mode = "off" if not conf.isolate else "root" if os.geteuid() == 0 else "userns"
+    if mode == "root":
         flags, private_tmp = _namespaces(conf)
+    elif mode == "userns":
+        flags, private_tmp = userns.enter(conf, parent)
+        parent = 1                                 # PID 1 of the child's namespace, which reaps and reports
     else:
         flags, private_tmp = ["sandbox: isolation disabled by the limits (no namespaces, no uid drop)"], False
+    _close_status_pipe()
     # Without a private /tmp every child would share /tmp/work and see the previous student's files.
     workdir = WORKDIR if private_tmp else shared_workdir(os.getpid())
     os.makedirs(workdir, mode=0o700, exist_ok=True)
-    dropped = conf.isolate and os.geteuid() == 0
-    if dropped:
+    if mode == "root":
         os.chown(workdir, conf.uid, conf.uid)
-        # RLIMIT_NPROC counts processes per uid; with one uid per worker a fork bomb only starves itself.
-        resource.setrlimit(resource.RLIMIT_NPROC, (conf.max_procs, conf.max_procs))
-    else:
+    if mode == "off":
         flags.append("sandbox: runs as the grader's own uid: process limit shared with the grader")
+    else:
+        # RLIMIT_NPROC counts the processes of one uid: the worker's own uid as root; in a user namespace,
+        # the processes of the instructor's uid inside that namespace only. A fork bomb starves itself.
+        resource.setrlimit(resource.RLIMIT_NPROC, (conf.max_procs, conf.max_procs))
     _limits(conf)
     os.chdir(workdir)
-    if dropped:
+    if mode == "root":
         os.setgroups([])
         os.setresgid(conf.uid, conf.uid, conf.uid)
         os.setresuid(conf.uid, conf.uid, conf.uid)
+    elif mode == "userns":
+        userns.drop_capabilities()                 # no uid to drop to: drop what the namespace gave instead
     _call("prctl", PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)   # setuid binaries cannot give root back
     die_with_parent(parent)                       # after the uid drop, which clears the setting
     return flags
+
+
+def _close_status_pipe() -> None:
+    """Student code must not hold the pipe on which PID 1 of its namespace reports (userns.py)."""
+    from autograder.sandbox.protocol import STATUS_FD
+
+    try:
+        os.close(STATUS_FD)
+    except OSError:
+        pass
+
+
+def unavailable() -> str | None:
+    """Why this process cannot confine a grading child, or None when it can (see userns.probe)."""
+    if os.geteuid() == 0:
+        return None                                # root: each mechanism is tried, and a missing one flagged
+    from autograder.sandbox import userns
+
+    return userns.probe()
 
 
 def die_with_parent(parent: int) -> None:
@@ -267,9 +320,10 @@ def die_with_parent(parent: int) -> None:
 
     The kernel sends it when the parent thread ends and clears it when the uid changes, so a child
     sets it last. A parent that died before this call is no longer getppid(): exit now instead.
+    parent 0: the parent lives outside this PID namespace (the namespace's PID 1), so cannot be checked.
     """
     _call("prctl", PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    if os.getppid() != parent:
+    if parent and os.getppid() != parent:
         os._exit(70)
 
 

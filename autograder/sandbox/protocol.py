@@ -6,7 +6,9 @@
     child  -> engine   the report, JSON in the result file (RESULT_FD), at most RESULT_BYTES; and
                        runtime flags streamed line by line on FLAG_FD as they happen, ended by FLAGS_END.
 
-The child's exit status says why it stopped when it could not report (RESULT_TOO_LARGE,
+Graded without root, the student's code runs as PID 2 of a PID namespace whose PID 1 reports that
+process's wait status and the processes it left as one JSON object on STATUS_FD (userns.py); student
+code never holds that pipe. The child's exit status says why it stopped when it could not report (RESULT_TOO_LARGE,
 OUT_OF_MEMORY). Everything the child sends is untrusted: the engine reads it only through the
 functions below, which turn anything malformed into a marker, never an exception.
 """
@@ -19,6 +21,7 @@ from typing import Any
 
 RESULT_FD = 3                 # the child's report file, as the child sees it
 FLAG_FD = 4                   # the child streams runtime flags here (harness.StreamedFlags)
+STATUS_FD = 5                 # not root: PID 1 of the child's namespace reports the student process's end here
 FLAG_BYTES = 16384            # kept per child by the worker: the first and last half (worker.FlagBytes)
 RESULT_BYTES = 32 * 1024 * 1024   # a larger report is no report
 RESULT_TOO_LARGE = 75         # exit status the engine reads as "result too large"

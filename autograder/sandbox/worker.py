@@ -24,7 +24,7 @@ import sys
 import time
 import traceback
 
-from autograder.sandbox.protocol import FLAG_BYTES, FLAG_FD, OUT_OF_MEMORY, RESULT_FD
+from autograder.sandbox.protocol import FLAG_BYTES, FLAG_FD, OUT_OF_MEMORY, RESULT_FD, STATUS_FD
 
 WARM_MODULES = ("numpy", "numpy.testing", "unittest", "torch", "torch.testing", "torch.nn.functional",
                 "matplotlib", "matplotlib.pyplot", "coursekit.labs", "coursekit.device")
@@ -49,7 +49,7 @@ def warm_up():
     return InteractiveShell.instance(config=config)
 
 
-def _child(request: dict, spec, shell, out_w: int, flag_w: int, uid: int, worker: int) -> None:
+def _child(request: dict, spec, shell, out_w: int, flag_w: int, status_w: int, uid: int, worker: int) -> None:
     """In the forked child: wire fds, read the job, confine, run. Never returns."""
     code = 70
     try:
@@ -62,7 +62,8 @@ def _child(request: dict, spec, shell, out_w: int, flag_w: int, uid: int, worker
         result_fd = os.open(request["result"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         os.dup2(result_fd, RESULT_FD)
         os.dup2(flag_w, FLAG_FD)
-        os.closerange(FLAG_FD + 1, 4096)           # the control pipes to the engine stay out of reach
+        os.dup2(status_w, STATUS_FD)               # closed before student code runs (confine.enter)
+        os.closerange(STATUS_FD + 1, 4096)         # the control pipes to the engine stay out of reach
         from autograder.sandbox import confine, harness, policy
 
         settings = {k: tuple(map(tuple, v)) if k == "hide" else tuple(v) if k in ("read_only", "keep", "allow") else v
@@ -123,22 +124,24 @@ class Worker:
         spec = self.spec(request["spec"])
         out_r, out_w = os.pipe()
         flag_r, flag_w = os.pipe()
+        status_r, status_w = os.pipe()
         start = time.monotonic()
         worker, inherited = os.getpid(), _memory_kb()
         pid = os.fork()
         if pid == 0:
-            os.close(out_r)
-            os.close(flag_r)
-            _child(request, spec, self.shell, out_w, flag_w, self.uid, worker)
-        os.close(out_w)
-        os.close(flag_w)
+            for fd in (out_r, flag_r, status_r):
+                os.close(fd)
+            _child(request, spec, self.shell, out_w, flag_w, status_w, self.uid, worker)
+        for fd in (out_w, flag_w, status_w):
+            os.close(fd)
         flags = FlagBytes()
         try:
             reply = self._watch(pid, out_r, start, float(request["wall_s"]), int(request["output_bytes"]),
                                 flag_r, flags)
+            _student_status(status_r, reply)
         finally:
-            os.close(out_r)
-            os.close(flag_r)
+            for fd in (out_r, flag_r, status_r):
+                os.close(fd)
             self.buffer[:] = self.zeros
         # passed on as text, never interpreted here: the engine decides what the lines mean
         reply["streamed_flags"], reply["flag_bytes_dropped"] = flags.text(), flags.dropped
@@ -203,6 +206,25 @@ class Worker:
             "wall_s": round(time.monotonic() - start, 3), "strays": strays > 0,
             "max_rss_kb": usage.ru_maxrss if usage else 0,
         }
+
+
+def _student_status(status_r: int, reply: dict) -> None:
+    """Graded without root, the child only waits for its namespace's PID 1, which writes how the
+    student's process ended (userns.py): that status, when present, is the one the engine judges."""
+    os.set_blocking(status_r, False)
+    try:
+        raw = os.read(status_r, 256)
+    except (BlockingIOError, OSError):
+        return
+    try:
+        sent = json.loads(raw)
+        status, strays = int(sent["status"]), int(sent["strays"])
+    except (ValueError, KeyError, TypeError):
+        return                                     # PID 1 never ended normally: the child's own status stands
+    if not reply["timed_out"] and not reply["output_exceeded"]:
+        reply["exit_code"] = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
+        reply["signal"] = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+    reply["strays"] = reply["strays"] or strays > 0
 
 
 class FlagBytes:
