@@ -161,7 +161,7 @@ def pytest_runtest_teardown(item, nextitem):
 # running a long one alone at the end. (xdist_group marks cannot do this: pytest 9 ignores the node-id
 # suffix they rely on, pytest-dev/pytest-xdist#1386.) The files that build the website into build/site are
 # one unit too (SITE_FILES), so two workers never build it at once.
-HUB_FILES = ("tests/test_hub.py", "tests/test_hub_browser.py")
+HUB_FILES = ("tests/test_hub.py", "tests/test_hub_browser.py", "tests/test_hub_grading_sandbox.py")
 SITE_FILES = ("tests/test_site.py", "tests/test_calculators_browser.py", "tests/test_site_quiz_browser.py")
 LONGEST = ("tests/test_hub.py", "tests/test_hub_browser.py", "tests/test_autograder_pipeline.py",
            "tests/test_autograder_distributed.py", "tests/test_site.py", "tests/test_calculators_browser.py", "tests/test_site_quiz_browser.py",
