@@ -106,12 +106,9 @@ def _private_scratch(held: dict[str, int], flags: list[str]) -> bool:
 
 
 def _namespaces(conf: Confinement) -> tuple[list[str], bool]:
-    """Enter new namespaces and build what the child sees; return (flags for what is missing, whether
-    /tmp is private)."""
+    """As root: enter new namespaces and build what the child sees; return (flags for what is missing,
+    whether /tmp is private)."""
     flags: list[str] = []
-    if os.geteuid() != 0:
-        return ["sandbox: not root: no network or mount namespace, no uid drop, hidden paths readable "
-                "if file permissions allow"], False
     wanted = {CLONE_NEWNET: "network"} if not conf.network else {}
     wanted.update({CLONE_NEWIPC: "IPC", CLONE_NEWNS: "mount"})    # mount last: without it we stop
     if conf.network:
