@@ -187,6 +187,11 @@ ETHERNET_25G = Link("25 Gb/s Ethernet", "inter-node", one_way_gbs=25 / 8, latenc
 # datasheet, announcement or documentation, with its date. TPUs print no sparse peak (their matrix units
 # do not use 2:4 sparsity); a vendor that prints only a sparse figure is divided by 2 and says so.
 GIB = 1.073741824  # GB per GiB: Google and AWS print some capacities in GiB
+# Convention: memory_gb is decimal GB (10^9 bytes), the unit bandwidths and datasheets use; an entry is
+# converted with GIB only where its cited source prints GiB (TPU v4, Trainium2). A review (issue 39) reports
+# that Google's v5p, v6e and Ironwood tables and AMD's MI3xx ones are GiB too; converting them, unverified
+# here, would move the TPU v5p training-state counts that M2 L1 prints and quiz m2-l1-state-chips-2026
+# asks (70B: 12 -> 11 chips).
 
 MI300X = Chip(
     "AMD Instinct MI300X", "gpu", bf16_tflops=1307.4, memory_gb=192, memory_tbs=5.3,
