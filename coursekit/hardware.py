@@ -15,7 +15,7 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class Chip:
     name: str
-    kind: str                 # "gpu", "tpu", "custom-asic", "sram-lpu"
+    kind: str                 # "gpu", "tpu", "custom-asic", "sram-lpu", "wafer-sram"
     bf16_tflops: float        # dense BF16/FP16 matrix peak, TFLOP/s
     memory_gb: float          # capacity of the chip's main memory (HBM/GDDR, or on-die SRAM for Groq)
     memory_tbs: float         # bandwidth of that memory, TB/s (10^12 bytes/s)
@@ -29,11 +29,24 @@ class Chip:
     fp4_tflops: float | None = None          # dense FP4 (or MXFP4) peak, where published
     fp4_sparse_tflops: float | None = None
     link: str = ""                   # the scale-up link the interconnect figure is for (NVLink 5, ICI, ...)
+    # How many point-to-point links the printed interconnect figure adds up. 1: a switch (NVSwitch) gives
+    # every peer the whole figure. 7 (AMD's eight-GPU mesh): one link per peer, so a peer sees a seventh.
+    # 4 or 6 (a 2D or 3D torus): one link per neighbour; farther chips are several hops away.
+    # None: the vendor does not print the link count.
+    peer_links: int | None = None
 
     @property
     def interconnect_one_way_gbs(self) -> float | None:
         """The scale-up link's bandwidth in each direction: half the both-ways figure datasheets print."""
         return None if self.interconnect_gbs is None else self.interconnect_gbs / 2
+
+    @property
+    def interconnect_peer_one_way_gbs(self) -> float | None:
+        """Each way, what one peer (or torus neighbour) gets: point-to-point traffic, such as tensor
+        parallelism's exchange with one partner, sees this; a collective over all links sees the sum."""
+        if self.interconnect_gbs is None or self.peer_links is None:
+            return None
+        return self.interconnect_gbs / 2 / self.peer_links
 
     @property
     def ridge_point(self) -> float:
@@ -43,7 +56,7 @@ class Chip:
 
 A100_SXM_80GB = Chip(
     "NVIDIA A100 SXM 80GB", "gpu", bf16_tflops=312, memory_gb=80, memory_tbs=2.039,
-    int8_tops=624, interconnect_gbs=600,
+    int8_tops=624, interconnect_gbs=600, peer_links=1,
     source="NVIDIA A100 Tensor Core GPU datasheet (2021): 312 TFLOPS BF16 dense, 2,039 GB/s HBM2e, NVLink 600 GB/s",
     date="2021",
 )
@@ -55,7 +68,7 @@ A100_40GB = Chip(
 )
 H100_SXM = Chip(
     "NVIDIA H100 SXM", "gpu", bf16_tflops=989, memory_gb=80, memory_tbs=3.35,
-    int8_tops=1979, fp8_tflops=1979, interconnect_gbs=900,
+    int8_tops=1979, fp8_tflops=1979, interconnect_gbs=900, peer_links=1,
     source="NVIDIA H100 Tensor Core GPU datasheet (2023): 989 TFLOPS BF16 dense (1,979 sparse), 3.35 TB/s HBM3, NVLink 900 GB/s",
     date="2023",
 )
@@ -74,7 +87,7 @@ H100_NVL = Chip(
 )
 H200_SXM = Chip(
     "NVIDIA H200 SXM", "gpu", bf16_tflops=989, memory_gb=141, memory_tbs=4.8,
-    int8_tops=1979, fp8_tflops=1979, interconnect_gbs=900,
+    int8_tops=1979, fp8_tflops=1979, interconnect_gbs=900, peer_links=1,
     source="NVIDIA H200 Tensor Core GPU datasheet (2024): 141 GB HBM3e, 4.8 TB/s, same compute as H100 SXM",
     date="2024",
 )
@@ -86,9 +99,9 @@ L40S = Chip(
 )
 TPU_V5E = Chip(
     "Google TPU v5e", "tpu", bf16_tflops=197, memory_gb=16, memory_tbs=0.819,
-    int8_tops=394, interconnect_gbs=400,
-    source="Google Cloud TPU v5e documentation (2023): 197 TFLOPS BF16, 394 TOPS INT8, 16 GB HBM2 at 819 GB/s, "
-           "ICI 400 GB/s per chip both ways (its first edition printed 1,600 Gbps, 200 GB/s, one way)",
+    int8_tops=393, interconnect_gbs=400, peer_links=4,
+    source="Google Cloud TPU v5e documentation (2023): 197 TFLOPS BF16, 393 TOPS INT8, 16 GB HBM2 at 819 GB/s, "
+           "ICI 400 GB/s per chip both ways over four 2D-torus links (its first edition printed 1,600 Gbps, 200 GB/s, one way)",
     date="2023",
 )
 INFERENTIA2 = Chip(
@@ -114,7 +127,7 @@ CLASSIC_CHIPS = [A100_40GB, A100_SXM_80GB, H100_PCIE, H100_SXM, H100_NVL, H200_S
 
 B200 = Chip(
     "NVIDIA B200 (DGX B200)", "gpu", bf16_tflops=2250, memory_gb=180, memory_tbs=8.0,
-    fp8_tflops=4500, interconnect_gbs=1800,
+    fp8_tflops=4500, interconnect_gbs=1800, peer_links=1,
     source="NVIDIA DGX B200 datasheet (2024): 8 GPUs, 72 PFLOPS FP8 training (with 2:4 sparsity, so "
            "4.5 PFLOPS dense FP8 and 2.25 PFLOPS dense BF16 per GPU), 1,440 GB HBM3e at 64 TB/s, NVLink 5 1.8 TB/s per GPU",
     date="2024",
@@ -174,11 +187,16 @@ ETHERNET_25G = Link("25 Gb/s Ethernet", "inter-node", one_way_gbs=25 / 8, latenc
 # datasheet, announcement or documentation, with its date. TPUs print no sparse peak (their matrix units
 # do not use 2:4 sparsity); a vendor that prints only a sparse figure is divided by 2 and says so.
 GIB = 1.073741824  # GB per GiB: Google and AWS print some capacities in GiB
+# Convention: memory_gb is decimal GB (10^9 bytes), the unit bandwidths and datasheets use; an entry is
+# converted with GIB only where its cited source prints GiB (TPU v4, Trainium2). A review (issue 39) reports
+# that Google's v5p, v6e and Ironwood tables and AMD's MI3xx ones are GiB too; converting them, unverified
+# here, would move the TPU v5p training-state counts that M2 L1 prints and quiz m2-l1-state-chips-2026
+# asks (70B: 12 -> 11 chips).
 
 MI300X = Chip(
     "AMD Instinct MI300X", "gpu", bf16_tflops=1307.4, memory_gb=192, memory_tbs=5.3,
     bf16_sparse_tflops=2614.9, fp8_tflops=2614.9, fp8_sparse_tflops=5229.8, int8_tops=2614.9,
-    interconnect_gbs=896, link="AMD Infinity Fabric (7 links x 128 GB/s)",
+    interconnect_gbs=896, peer_links=7, link="AMD Infinity Fabric (7 links x 128 GB/s)",
     source="AMD Instinct MI300X accelerator datasheet (launch, 6 December 2023), OAM module, 750 W: 1,307.4 TFLOPS "
            "BF16/FP16 dense (2,614.9 with sparsity), 2,614.9 FP8 dense, 192 GB HBM3 at 5.3 TB/s, peak aggregate "
            "Infinity Fabric 896 GB/s",
@@ -187,7 +205,7 @@ MI300X = Chip(
 MI325X = Chip(
     "AMD Instinct MI325X", "gpu", bf16_tflops=1307.4, memory_gb=256, memory_tbs=6.0,
     bf16_sparse_tflops=2614.9, fp8_tflops=2614.9, fp8_sparse_tflops=5229.8, int8_tops=2614.9,
-    interconnect_gbs=896, link="AMD Infinity Fabric (7 links x 128 GB/s)",
+    interconnect_gbs=896, peer_links=7, link="AMD Infinity Fabric (7 links x 128 GB/s)",
     source="AMD, 'AMD Instinct MI325X accelerators' (Advancing AI, 10 October 2024) and its datasheet, OAM, "
            "1,000 W: the MI300X's CDNA 3 compute (1,307.4 TFLOPS BF16 dense) with 256 GB HBM3E at 6 TB/s",
     date="10 October 2024",
@@ -195,7 +213,7 @@ MI325X = Chip(
 MI355X = Chip(
     "AMD Instinct MI355X", "gpu", bf16_tflops=2500, memory_gb=288, memory_tbs=8.0,
     bf16_sparse_tflops=5000, fp8_tflops=5000, fp8_sparse_tflops=10000, fp4_tflops=10000,
-    interconnect_gbs=1075.2, link="AMD Infinity Fabric (7 links x 153.6 GB/s)",
+    interconnect_gbs=1075.2, peer_links=7, link="AMD Infinity Fabric (7 links x 153.6 GB/s)",
     source="AMD, Instinct MI350 Series announcement (Advancing AI, 12 June 2025) and MI355X datasheet, "
            "liquid-cooled OAM, 1,400 W: 2.5 PFLOPS BF16/FP16 dense (5 with sparsity), 5 PFLOPS FP8 dense, "
            "10 PFLOPS MXFP4/MXFP6 dense, 288 GB HBM3E at 8 TB/s, 1,075 GB/s aggregate Infinity Fabric",
@@ -212,25 +230,28 @@ TPU_V4 = Chip(
 )
 TPU_V5P = Chip(
     "Google TPU v5p", "tpu", bf16_tflops=459, memory_gb=95, memory_tbs=2.765,
-    int8_tops=918, interconnect_gbs=1200, link="ICI, 3D torus, 8,960-chip pod",
+    int8_tops=918, fp8_tflops=459, interconnect_gbs=1200, peer_links=6, link="ICI, 3D torus, 8,960-chip pod",
     source="Google Cloud, 'Introducing Cloud TPU v5p and AI Hypercomputer' (6 December 2023) and the Cloud "
-           "TPU v5p documentation: 459 TFLOPS BF16, 918 TOPS INT8 (no FP8 rate published), 95 GB HBM2e "
-           "at 2,765 GB/s, ICI 1,200 GB/s per chip both ways (4,800 Gbps)",
+           "TPU v5p documentation: 459 TFLOPS BF16, 918 TOPS INT8, FP8 printed at the BF16 rate (459), 95 GB HBM2e "
+           "at 2,765 GB/s, ICI 1,200 GB/s per chip both ways (4,800 Gbps), the sum of its six torus links",
     date="6 December 2023",
 )
 TPU_V6E = Chip(
     "Google TPU v6e (Trillium)", "tpu", bf16_tflops=918, memory_gb=32, memory_tbs=1.638,
-    int8_tops=1836, interconnect_gbs=800, link="ICI, 2D torus, 256-chip pod",
+    int8_tops=1836, fp8_tflops=918, interconnect_gbs=800, peer_links=4, link="ICI, 2D torus, 256-chip pod",
     source="Google Cloud TPU v6e documentation (Trillium; announced 14 May 2024, generally available "
-           "December 2024): 918 TFLOPS BF16, 1,836 TOPS INT8 (no FP8 rate published), 32 GB HBM at 1,638 GB/s, ICI 800 GB/s per chip both ways",
+           "December 2024): 918 TFLOPS BF16, 1,836 TOPS INT8, FP8 printed at the BF16 rate (918), 32 GB HBM at 1,638 GB/s, ICI 800 GB/s per chip both ways, "
+           "the sum of its four torus links",
     date="December 2024",
 )
 TPU_IRONWOOD = Chip(
     "Google TPU7x (Ironwood)", "tpu", bf16_tflops=2307, memory_gb=192, memory_tbs=7.2,
     fp8_tflops=4614, interconnect_gbs=1200, link="ICI, 3D torus, 9,216-chip pod",
     source="Google, 'Ironwood: The first Google TPU for the age of inference' (9 April 2025): 4,614 TFLOPS "
-           "FP8 per chip, 192 GB HBM at 7.2 TB/s, ICI 1.2 TB/s both ways, 9,216-chip pod (42.5 EFLOPS FP8); "
-           "BF16 2,307 TFLOPS from the Cloud TPU7x documentation (generally available November 2025)",
+           "FP8 per chip, 192 GB HBM at 7.2 TB/s (later Google talks quote 7.3-7.4 TB/s; the course keeps the "
+           "launch figure), ICI printed as '1.2 Tbps' both ways, which the course reads as 1.2 TB/s (terabytes: "
+           "the blog's unit is a typo, 1.2 terabits would be slower than TPU v5e's ICI), 9,216-chip pod (42.5 "
+           "EFLOPS FP8); BF16 2,307 TFLOPS from the Cloud TPU7x documentation (generally available November 2025)",
     date="9 April 2025",
 )
 TRAINIUM2 = Chip(
@@ -239,17 +260,18 @@ TRAINIUM2 = Chip(
     interconnect_gbs=1280, link="NeuronLink-v3 (2D torus of 16 chips per instance, 64 per UltraServer)",
     source="AWS Neuron documentation, 'Trainium2 Architecture' (Trn2 generally available 3 December 2024): "
            "eight NeuronCore-v3, 667 TFLOPS BF16/FP16 dense, 1,299 FP8 dense, 2,563 with structured sparsity "
-           "(AWS's sparsity is 4x, not 2x), 96 GiB HBM at 2.9 TB/s, NeuronLink-v3 1.28 TB/s per chip "
+           "(about 2x the FP8 dense rate and 4x the BF16 dense one), 96 GiB HBM at 2.9 TB/s, NeuronLink-v3 1.28 TB/s per chip "
            "(AWS does not say one way or both; the course reads it as both, like NVLink)",
     date="3 December 2024",
 )
 # Cerebras prints one compute figure, "125 petaflops of peak AI performance", without saying dense or
 # sparse (its compiler exploits unstructured sparsity); the course treats it as an upper bound on dense
-# FP16. The memory is on-wafer SRAM, not HBM: 44 GB at 21 PB/s. So the roofline reads differently:
-# its ridge point is ~6 FLOP/byte, so anything whose weights fit on the wafer (or on a few wafers, split by
-# layer) is compute-bound even at batch 1; a model larger than the SRAM must either span several
-# wafers (inference: 70B at BF16 = 140 GB needs 4) or stream its weights in from external MemoryX over a
-# far slower link (training), and then that link, not the SRAM, is the roof.
+# FP16. The memory is on-wafer SRAM, not HBM: 44 GB at 21 PB/s. So the roofline reads differently: its ridge
+# point is ~6 FLOP/byte, against hundreds for HBM chips. Batch-1 decode (~1 FLOP/byte) is still below it,
+# so decode is bandwidth-bound here too, but on SRAM, thousands of times faster than HBM; a batch of a few
+# sequences crosses the ridge. A model larger than the SRAM must either span several wafers (inference:
+# 70B at BF16 = 140 GB needs 4) or stream its weights in from external MemoryX over a far slower link
+# (training), and then that link, not the SRAM, is the roof.
 CEREBRAS_WSE3 = Chip(
     "Cerebras WSE-3", "wafer-sram", bf16_tflops=125_000, memory_gb=44, memory_tbs=21_000,
     link="on-wafer fabric (214 Pb/s); systems join over SwarmX",
@@ -261,14 +283,29 @@ CEREBRAS_WSE3 = Chip(
 GB200_GPU = Chip(
     "NVIDIA GB200 NVL72 (one Blackwell GPU)", "gpu", bf16_tflops=2500, memory_gb=186, memory_tbs=8.0,
     bf16_sparse_tflops=5000, fp8_tflops=5000, fp8_sparse_tflops=10000, fp4_tflops=10000, fp4_sparse_tflops=20000,
-    interconnect_gbs=1800, link="NVLink 5 through NVLink Switch, 72 GPUs in one domain",
+    interconnect_gbs=1800, peer_links=1, link="NVLink 5 through NVLink Switch, 72 GPUs in one domain",
     source="NVIDIA GB200 NVL72 product page and datasheet (announced GTC, 18 March 2024): per rack 1,440 PFLOPS "
            "FP4, 720 FP8, 360 FP16/BF16 (all with sparsity), 13.4 TB HBM3e at 576 TB/s, NVLink 130 TB/s; "
            "divided here by the 72 GPUs (dense = sparse / 2)",
     date="18 March 2024",
 )
 
-CURRENT_CHIPS = [MI300X, MI325X, MI355X, TPU_V4, TPU_V5P, TPU_V6E, TPU_IRONWOOD, TRAINIUM2, CEREBRAS_WSE3, GB200_GPU]
+# Blackwell Ultra: the B200's compute with 288 GB per GPU, as much HBM as AMD's MI355X (June 2025), three
+# months earlier. NVIDIA prints rack totals; per GPU here, and its dense rates are the sparse ones / 2.
+GB300_GPU = Chip(
+    "NVIDIA GB300 NVL72 (one Blackwell Ultra GPU)", "gpu", bf16_tflops=2500, memory_gb=288, memory_tbs=8.0,
+    # FP4: 1,080 PFLOPS dense per rack is not half the 1,440 sparse one, so only the dense figure is kept.
+    bf16_sparse_tflops=5000, fp8_tflops=5000, fp8_sparse_tflops=10000, fp4_tflops=15000,
+    interconnect_gbs=1800, peer_links=1, link="NVLink 5 through NVLink Switch, 72 GPUs in one domain",
+    source="NVIDIA, 'NVIDIA Blackwell Ultra AI Factory Platform Paves Way for Age of AI Reasoning' (GTC, 18 March "
+           "2025) and the GB300 NVL72 product page: per rack 1,440 PFLOPS FP4 with sparsity (1,080 dense), 720 "
+           "FP8 and 360 FP16/BF16 with sparsity, up to 21 TB HBM3e (288 GB per Blackwell Ultra GPU) at up to "
+           "576 TB/s, NVLink 130 TB/s; divided here by the 72 GPUs",
+    date="18 March 2025",
+)
+
+CURRENT_CHIPS = [MI300X, MI325X, MI355X, TPU_V4, TPU_V5P, TPU_V6E, TPU_IRONWOOD, TRAINIUM2, CEREBRAS_WSE3, GB200_GPU,
+                 GB300_GPU]
 
 # Every chip the course knows, by name: labs and lessons accept any of these.
 ALL_CHIPS = [*CLASSIC_CHIPS, B200, *CURRENT_CHIPS]
@@ -313,6 +350,11 @@ GB200_NVL72 = System(
     printed={"fp8_pflops": 720 / 2, "bf16_pflops": 360 / 2, "memory_tb": 13.4, "memory_tbs": 576, "link_tbs_both_ways": 130},
     source=GB200_GPU.source, date=GB200_GPU.date,
 )
+GB300_NVL72 = System(
+    "NVIDIA GB300 NVL72 rack", GB300_GPU, 72, "one NVLink 5 domain of 72 GPUs (NVLink Switch trays)",
+    printed={"fp8_pflops": 720 / 2, "bf16_pflops": 360 / 2, "memory_tb": 21, "memory_tbs": 576, "link_tbs_both_ways": 130},
+    source=GB300_GPU.source, date=GB300_GPU.date,
+)
 TRN2_ULTRASERVER = System(
     "AWS Trn2 UltraServer", TRAINIUM2, 64, "four Trn2 instances of 16 chips joined by NeuronLink",
     printed={"fp8_pflops": 83.2, "memory_tb": 6 * 1.099511627776, "memory_tbs": 185},
@@ -339,4 +381,4 @@ TPU_V4_POD = System(
     "Google TPU v4 pod", TPU_V4, 4096, "ICI 3D torus with optical circuit switches",
     printed={"bf16_pflops": 1100}, source=TPU_V4.source, date=TPU_V4.date,
 )
-SYSTEMS = [GB200_NVL72, TRN2_INSTANCE, TRN2_ULTRASERVER, TPU_V4_POD, TPU_V5P_POD, IRONWOOD_POD]
+SYSTEMS = [GB200_NVL72, GB300_NVL72, TRN2_INSTANCE, TRN2_ULTRASERVER, TPU_V4_POD, TPU_V5P_POD, IRONWOOD_POD]

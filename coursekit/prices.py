@@ -99,11 +99,12 @@ def blended_api_price(model: str, input_share: float) -> float:
     return input_share * p.input_per_m + (1.0 - input_share) * p.output_per_m
 
 
-def bandwidth_per_dollar(chip: str) -> float:
-    """GB/s of memory bandwidth per $/hour of on-demand rent: what bandwidth-bound decode buys."""
+def bandwidth_per_dollar(chip: str, price: RentalPrice | None = None) -> float:
+    """GB/s of memory bandwidth per $/hour of on-demand rent: what bandwidth-bound decode buys.
+    `price` picks a dated entry (default: the chip's 2023 entry in RENTALS)."""
     from coursekit.hardware import BY_NAME
 
-    return BY_NAME[chip].memory_tbs * 1000 / dollars_per_hour(chip)
+    return BY_NAME[chip].memory_tbs * 1000 / (price.dollars_per_hour if price else dollars_per_hour(chip))
 
 
 # Price history of one vendor's flagship and small models (OpenAI), per million tokens, for Lesson 4.
@@ -132,8 +133,9 @@ def price_date(price: ApiPrice):
 
 
 def yearly_price_factor(old_model: str, new_model: str, side: str = "output") -> float:
-    """How many times cheaper per year the price fell between two entries of API_HISTORY, compounded."""
-    old, new = HISTORY[old_model], HISTORY[new_model]
+    """How many times cheaper per year the price fell between two dated API prices (any model in
+    API_BY_MODEL), compounded: 1.0 is flat, below 1 a rise."""
+    old, new = API_BY_MODEL[old_model], API_BY_MODEL[new_model]
     years = (price_date(new) - price_date(old)).days / 365.25
     if years <= 0:
         raise ValueError(f"coursekit/prices.py: {new_model!r} is not later than {old_model!r}")
@@ -175,7 +177,9 @@ AWS_TRN2 = RentalPrice(
     "AWS EC2 Trn2 pricing (generally available 3 December 2024): trn2.48xlarge (16 x Trainium2) on demand "
     "in us-east-2, $44.70/hour")
 
-# Hyperscaler on-demand list prices, newest per chip: what Module 4 can compute with today.
+# Hyperscaler on-demand list prices: the newest dated price the course has per chip. "Newest" is not
+# "current": most are more than a year old (`--stale`, and `course doctor`, name them), so lessons print
+# each price with its date.
 CURRENT_RENTALS = {p.chip: p for p in (AWS_P5_H100_2025, AWS_P6_B200, OCI_MI300X, GCP_TPU_V5P, GCP_TPU_V6E,
                                        AWS_TRN2, GCP_TPU_V5E, AWS_INF2)}
 
@@ -205,10 +209,16 @@ API_PRICES_2025 = [
              "(text), $2.50/M output"),
 ]
 CURRENT_API_PRICES = {p.model: p for p in API_PRICES_2025}
+# Every API price by model name, 2022 to 2025: what yearly_price_factor compares.
+API_BY_MODEL = {**HISTORY, CLAUDE35_SONNET.model: CLAUDE35_SONNET, **CURRENT_API_PRICES}
+# Like-for-like successors a year apart (same vendor, same tier), for "did prices keep falling?".
+SUCCESSORS_2025 = [("GPT-4o (2024-08-06)", "GPT-5"), ("Claude 3.5 Sonnet", "Claude Sonnet 4.5"),
+                   ("GPT-4o mini", "GPT-5 mini")]
 
 
 def current_rental(chip: str) -> RentalPrice:
-    """The newest on-demand list price for a chip name, with an error that lists the ones there are."""
+    """The newest dated on-demand list price the course has for a chip name (print its date with it), with
+    an error that lists the ones there are."""
     try:
         return CURRENT_RENTALS[chip]
     except KeyError:
@@ -259,6 +269,22 @@ def entry_date(date: str):
     raise ValueError(f"coursekit/prices.py: cannot read the date {date!r} (use '5 June 2025', 'June 2025' or '2025')")
 
 
+FILE = "coursekit/prices.py"   # where a stale entry is updated (course doctor and --stale name it)
+
+
+def entry_name(p) -> str:
+    """The name an entry has in this file: its variable, or its container and index ("API_HISTORY[2]")."""
+    for name, value in globals().items():
+        if value is p and not name.startswith("_"):
+            return name
+    for name, value in globals().items():
+        if isinstance(value, (list, tuple)) and any(v is p for v in value):
+            return f"{name}[{next(i for i, v in enumerate(value) if v is p)}]"
+        if isinstance(value, dict) and any(v is p for v in value.values()):
+            return f"{name}[{next(k for k, v in value.items() if v is p)!r}]"
+    return repr(p)
+
+
 def stale_entries(today=None, months: int = 12) -> list:
     """Entries whose date is more than `months` months before `today` (default: today's date)."""
     from datetime import date as _date
@@ -280,9 +306,9 @@ def main(argv: list[str] | None = None) -> int:
     entries = stale_entries() if args.stale else all_entries()
     for p in sorted(entries, key=lambda p: entry_date(p.date)):
         what = p.chip if isinstance(p, RentalPrice) else p.model
-        print(f"{p.date:>18}  {what:<40} {p.source.split(':')[0][:90]}")
+        print(f"{FILE}  {entry_name(p):<26} {p.date:>18}  {what:<32} {p.source.split(':')[0][:70]}")
     if args.stale:
-        print(f"{len(entries)} of {len(all_entries())} price entries are older than 12 months")
+        print(f"{len(entries)} of {len(all_entries())} price entries are older than 12 months (update them in {FILE})")
     return 0
 
 

@@ -90,6 +90,8 @@ PAPERS = [
        ARXIV + "2401.15077"),
     _r("Loshchilov 2019", "Loshchilov and Hutter", "Decoupled Weight Decay Regularization (AdamW)", "ICLR 2019",
        ARXIV + "1711.05101"),
+    _r("MaxText 2024", "Google (AI-Hypercomputer)", "MaxText: runtime performance results (TPU v5p MFU)", "2024",
+       "https://github.com/AI-Hypercomputer/maxtext"),
     _r("Ma 2025", "Ma et al.", "BitNet b1.58 2B4T Technical Report", "2025", ARXIV + "2504.12285"),
     _r("Micikevicius 2018", "Micikevicius et al.", "Mixed Precision Training", "ICLR 2018", ARXIV + "1710.03740"),
     _r("Micikevicius 2022", "Micikevicius et al.", "FP8 Formats for Deep Learning", "2022", ARXIV + "2209.05433"),
@@ -104,6 +106,8 @@ PAPERS = [
     _r("Pope 2022", "Pope et al.", "Efficiently Scaling Transformer Inference", "MLSys 2023", ARXIV + "2211.05102"),
     _r("Rajbhandari 2020", "Rajbhandari et al.", "ZeRO: Memory Optimizations Toward Training Trillion Parameter Models",
        "SC 2020", ARXIV + "1910.02054"),
+    _r("SemiAnalysis 2024", "SemiAnalysis", "MI300X vs H100 vs H200 Benchmark Part 1: Training "
+       "(CUDA Moat Still Alive)", "December 2024", "https://semianalysis.com/2024/12/22/mi300x-vs-h100-vs-h200-benchmark-part-1-training/"),
     _r("Sardana 2024", "Sardana, Portes, Doubov and Frankle", "Beyond Chinchilla-Optimal: Accounting for Inference in Language Model Scaling "
        "Laws", "ICML 2024", ARXIV + "2401.00448"),
     _r("Sevilla 2024", "Sevilla and Roldan", "Training Compute of Frontier AI Models Grows by 4-5x per Year",

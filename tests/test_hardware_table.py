@@ -27,8 +27,8 @@ def test_dense_and_sparse_peaks_are_kept_apart(chip):
             assert 1.9 <= sparse / dense <= 4.0, f"{chip.name}: sparse {sparse} vs dense {dense}"
     if chip.fp8_tflops is not None:          # FP8 never slower than BF16, never more than 2x
         assert chip.bf16_tflops * 0.99 <= chip.fp8_tflops <= 2.05 * chip.bf16_tflops, chip.name
-    if chip.fp4_tflops is not None:
-        assert chip.fp4_tflops == pytest.approx(2 * chip.fp8_tflops, rel=0.01), chip.name
+    if chip.fp4_tflops is not None:          # 2x FP8 on Blackwell and MI355X; Blackwell Ultra raised FP4 alone, to 3x
+        assert 2 * chip.fp8_tflops * 0.99 <= chip.fp4_tflops <= 3 * chip.fp8_tflops * 1.01, chip.name
 
 
 @pytest.mark.parametrize("chip", CHIPS, ids=lambda c: c.name)

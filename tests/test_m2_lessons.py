@@ -105,20 +105,37 @@ def test_lesson4_failure_numbers():
 def test_lesson1_beyond_nvidia_prose_matches_the_numbers():
     from coursekit.calc import survey
 
-    text = " ".join(" ".join(c.source for c in M2.nb("01-training-silicon").cells if c.cell_type == "markdown").split())
+    text = " ".join(" ".join(c.source.replace("\n>", "\n") for c in M2.nb("01-training-silicon").cells
+                             if c.cell_type == "markdown").split())
     # "a 288 GB MI355X holds a 70B training state on 4 chips, a 95 GB TPU v5p needs 12"
     assert "on 4 chips, a 95 GB TPU v5p needs 12" in text
     assert survey.min_chips_for_training_state("AMD Instinct MI355X", 70e9) == 4
     assert survey.min_chips_for_training_state("Google TPU v5p", 70e9) == 12
     assert hardware.MI355X.memory_gb == 288 and hardware.TPU_V5P.memory_gb == 95
-    # "a Blackwell GPU, an MI355X or an Ironwood chip does the same run in well under half an H100's time"
-    h100 = survey.training_days("NVIDIA H100 SXM", 70e9, 2e12, 1024)
-    for chip in ("NVIDIA GB200 NVL72 (one Blackwell GPU)", "AMD Instinct MI355X", "Google TPU7x (Ironwood)"):
-        assert survey.training_days(chip, 70e9, 2e12, 1024) < 0.45 * h100
+    # The days use each platform's own MFU: "(an MI355X and a GB200 do [overlap], printed below)"
+    assert "overlap (an MI355X and a GB200 do, printed below)" in text
+    mi, gb = (survey.training_row(c, 70e9, 2e12, 1024) for c in (hardware.MI355X, hardware.GB200_GPU))
+    assert mi["days_best"] <= gb["days_worst"] and gb["days_best"] <= mi["days_worst"]
+    assert mi["mfu"] != gb["mfu"], "one MFU for every vendor makes the table a ratio of peaks"
+    assert text.count("scale with dense BF16 peak alone") == 1      # quoted once, in the errata note
+    # "Llama 3's 38-43% on H100s", "PaLM's 46% on TPU v4", "MaxText's 64-71% on TPU v5p": in the MFU table's sources
+    for quoted, chip in (("38-43%", hardware.H100_SXM), ("46.2%", hardware.TPU_V4), ("64-71%", hardware.TPU_V5P)):
+        assert quoted in survey.MFU_BY_PLATFORM[chip.name].measured
+    assert "Llama 3's 38-43% on H100s" in text and "PaLM's 46% on TPU v4" in text and "MaxText's 64-71% on TPU v5p" in text
+    # The errata: MI300X "192 GB against the H200's 141 GB"; Blackwell Ultra "carries 288 GB too"
+    assert "192 GB against the H200's 141 GB" in text and "carries 288 GB too" in text
+    assert (hardware.MI300X.memory_gb, hardware.H200_SXM.memory_gb) == (192, 141)
+    assert hardware.GB300_GPU.memory_gb == hardware.MI355X.memory_gb == 288
+    assert "more HBM per GPU than any NVIDIA part" not in text.split("Errata")[0]
+    # Links: "a seventh of it" for one peer on AMD; NVSwitch gives any peer the full rate
+    assert "a seventh of it" in text and hardware.MI300X.peer_links == 7
+    assert hardware.MI300X.interconnect_peer_one_way_gbs == 64 and round(hardware.MI355X.interconnect_peer_one_way_gbs) == 77
+    assert hardware.H100_SXM.interconnect_peer_one_way_gbs == hardware.H100_SXM.interconnect_one_way_gbs
     # pods of "4,096 for v4, 8,960 for v5p, 9,216 for Ironwood"; "72 in a GB200 NVL72 rack, 64 chips in a Trn2 UltraServer"
     assert "(4,096 for v4, 8,960 for v5p, 9,216 for Ironwood)" in text
     assert [hardware.TPU_V4_POD.n_chips, hardware.TPU_V5P_POD.n_chips, hardware.IRONWOOD_POD.n_chips] == [4096, 8960, 9216]
-    assert "72 in a GB200 NVL72 rack" in text and hardware.GB200_NVL72.n_chips == 72
+    assert "72 in a GB200\nor GB300 NVL72 rack".replace("\n", " ") in text and hardware.GB200_NVL72.n_chips == 72
+    assert hardware.GB300_NVL72.n_chips == 72
     assert "64 chips in a Trn2 UltraServer" in text and hardware.TRN2_ULTRASERVER.n_chips == 64
     # "NVLink 5's 1.8 TB/s" both ways; the one-way figure is half
     assert "NVLink 5's 1.8 TB/s" in text and hardware.GB200_GPU.interconnect_gbs == 1800

@@ -210,3 +210,26 @@ def test_numbers_taught_match_the_functions():
     assert math.isclose(kvcache.model_kv_gib_per_session(LLAMA2_70B.name, 4096), 1.25)
     assert kvcache.sessions_that_fit(2 * hardware.H100_NVL.memory_gb * 1e9, LLAMA31_70B.n_params,
                                      kvcache.model_kv_bytes_per_session("Llama 3.1 70B", 131072), 0.1) == 2
+
+
+def test_eight_bit_weights_run_on_int8_or_fp8_whichever_is_printed():
+    fp8_only = [hardware.MI355X, hardware.GB200_GPU, hardware.TPU_IRONWOOD, hardware.TRAINIUM2]
+    assert all(c.int8_tops is None and c.fp8_tflops for c in fp8_only)
+    rows = chips.compare_philosophies("Llama 2 70B", chips=[c.name for c in fp8_only + [hardware.MI300X]])
+    for r in rows:
+        assert r.bytes_per_param == 1, r.chip                  # 8-bit weights, not 2 bytes for want of an INT8 field
+        c = hardware.BY_NAME[r.chip]
+        # prefill at the 8-bit rate: 2 N P / (n x rate x 0.5)
+        assert r.prefill_s == pytest.approx(2 * LLAMA2_70B.n_params * 2048 / (r.n_chips * chips.eight_bit_tflops(c) * 1e12 * 0.5))
+    assert chips.eight_bit_tflops(hardware.H100_SXM) == hardware.H100_SXM.int8_tops
+    assert chips.eight_bit_tflops(hardware.CEREBRAS_WSE3) is None
+
+
+def test_throughput_batch_is_capped_at_what_fits():
+    kv = kvcache.model_kv_bytes_per_session("Llama 2 70B", 4096)
+    fits = chips.batch_that_fits(2 * hardware.H100_SXM.memory_gb * 1e9 * 0.9, LLAMA2_70B.n_params * 2, kv)
+    assert fits == math.floor((2 * 80e9 * 0.9 - LLAMA2_70B.n_params * 2) / kv)
+    capped = chips.decode_throughput("Llama 2 70B", "NVIDIA H100 SXM", 1000, n_chips=2, context_tokens=4096)
+    assert capped == chips.decode_throughput("Llama 2 70B", "NVIDIA H100 SXM", fits, n_chips=2, context_tokens=4096)
+    with pytest.raises(ValueError, match="does not fit"):
+        chips.decode_throughput("Llama 2 70B", "NVIDIA L40S", 1, n_chips=1, context_tokens=4096)

@@ -85,11 +85,18 @@ def test_lesson1_inference_silicon_of_2025_2026_prose_matches_the_numbers():
     from coursekit.calc import survey
 
     text = " ".join(" ".join(c.source for c in M3.nb("01-design-axes-and-chips").cells if c.cell_type == "markdown").split())
-    # "one Ironwood, MI325X, MI355X or Blackwell GPU now holds the whole 70B model (an H100 needed two)"
-    assert "now holds the whole 70B model (an H100 needed two)" in text
-    for chip in ("Google TPU7x (Ironwood)", "AMD Instinct MI325X", "AMD Instinct MI355X", "NVIDIA GB200 NVL72 (one Blackwell GPU)"):
+    # "one Ironwood, MI325X, MI355X or Blackwell GPU holds the whole 70B model at BF16 (...; an H100 needs two),
+    # while TPU v6e, Trainium2 and Inferentia2, with 32 to 103 GB each, still need several"
+    assert "holds the whole 70B model at BF16" in text and "an H100 needs two" in text
+    for chip in ("Google TPU7x (Ironwood)", "AMD Instinct MI325X", "AMD Instinct MI355X",
+                 "NVIDIA GB200 NVL72 (one Blackwell GPU)", "NVIDIA GB300 NVL72 (one Blackwell Ultra GPU)"):
         assert survey.chips_to_serve(chip, LLAMA2_70B.name) == 1, chip
     assert survey.chips_to_serve("NVIDIA H100 SXM", LLAMA2_70B.name) == 2
+    assert "TPU v6e, Trainium2 and Inferentia2, with 32 to 103 GB each, still need several" in text
+    several = (hardware.TPU_V6E, hardware.TRAINIUM2, hardware.INFERENTIA2)
+    assert all(survey.chips_to_serve(c.name, LLAMA2_70B.name) > 1 for c in several)
+    assert (min(c.memory_gb for c in several), round(max(c.memory_gb for c in several))) == (32, 103)
+    assert "every HBM chip now holds" not in text.split("Errata (this course's earlier text)")[0]
     # "the batch-1 bound is tens of tokens a second per user on the fewest chips" (HBM chips)
     rows = [survey.serving_row(c, LLAMA2_70B.name) for c in survey.INFERENCE_SILICON]
     for r in rows:
@@ -110,3 +117,40 @@ def test_lesson1_inference_silicon_of_2025_2026_prose_matches_the_numbers():
     assert "44 GB of on-wafer SRAM at 21 PB/s" in text and hardware.CEREBRAS_WSE3.memory_tbs == 21_000
     assert "230 MB per chip" in text and hardware.GROQ_LPU.memory_gb == 0.23
     assert "(256 and 288 GB of HBM)" in text and (hardware.MI325X.memory_gb, hardware.MI355X.memory_gb) == (256, 288)
+
+
+def test_lesson1_prints_no_throughput_at_a_batch_that_does_not_fit(monkeypatch):
+    """Run the lesson's code (figures off screen) with chips.decode_throughput recording every call: each
+    batch it is asked for must fit beside the weights on that deployment, as the lesson's lines and prices claim."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from coursekit import figures
+    from coursekit.calc.kvcache import model_by_name, model_kv_bytes_per_session
+
+    asked, real = [], chips.decode_throughput
+
+    def recording(model, chip, batch, n_chips=1, bytes_per_param=2, context_tokens=0, usable_frac=0.9):
+        c = hardware.BY_NAME[chip]
+        fits = chips.batch_that_fits(n_chips * c.memory_gb * 1e9 * usable_frac,
+                                     model_by_name(model).n_params * bytes_per_param,
+                                     model_kv_bytes_per_session(model, context_tokens) if context_tokens else 0.0)
+        asked.append((chip, batch, fits))
+        return real(model, chip, batch, n_chips, bytes_per_param, context_tokens, usable_frac)
+
+    monkeypatch.setattr(chips, "decode_throughput", recording)
+    monkeypatch.setattr(figures, "show_figure", lambda fig, alt: None)
+    scope = {}
+    for cell in M3.nb("01-design-axes-and-chips").cells:
+        if cell.cell_type == "code" and "exercise(" not in cell.source and "show_quiz" not in cell.source:
+            exec(cell.source.replace("from coursekit.figures import show_figure", "show_figure = lambda fig, alt: None"),
+                 scope)
+    assert asked, "the lesson no longer plots or prices throughput"
+    assert all(fits is not None and batch <= fits for _, batch, fits in asked), asked
+    # "only 12 sessions of 4,096 tokens fit beside the INT8 weights in 90% of memory"
+    assert {r.max_batch for r in scope["rows"] if r.chip != hardware.GROQ_LPU.name} == {12}
+    assert "only 12 sessions of 4,096 tokens fit beside the INT8 weights in 90% of memory" in " ".join(
+        M3.markdown("01-design-axes-and-chips").replace("\n>", "\n").split())
+    # Asking for more than fits gives what fits: a batch that is not served adds no throughput
+    big = real("Llama 2 70B", "NVIDIA L40S", 256, n_chips=2, bytes_per_param=1, context_tokens=4096)
+    assert big == real("Llama 2 70B", "NVIDIA L40S", 12, n_chips=2, bytes_per_param=1, context_tokens=4096)

@@ -108,3 +108,15 @@ def test_yearly_price_factor_compounds_over_the_dates():
     assert factor ** years == pytest.approx(4.0)
     with pytest.raises(ValueError, match="not later"):
         prices.yearly_price_factor("GPT-4o", "GPT-4 (8K)")
+
+
+def test_renting_with_imperfect_autoscaling_pays_for_idle_rented_hours():
+    busy = tco.rented_gpu_hours(500e6, 1200.0)
+    assert tco.rented_gpu_hours(500e6, 1200.0, rented_utilization=0.5) == pytest.approx(2 * busy)
+    common = dict(tokens_per_day=500e6, tokens_per_second_per_gpu=1200.0, utilization=0.6, rent_per_gpu_hour=6.88,
+                  purchase_per_gpu=prices.H100_SERVER_PER_GPU, kw_per_gpu=prices.H100_SERVER_KW_PER_GPU,
+                  electricity_per_kwh=prices.ELECTRICITY_PER_KWH, pue=prices.PUE, hosting_per_gpu_year=3000)
+    perfect, real = tco.three_year_tco(**common), tco.three_year_tco(**common, rented_utilization=0.7)
+    assert real["rent"] == pytest.approx(perfect["rent"] / 0.7) and real["buy"] == perfect["buy"]
+    with pytest.raises(ValueError, match="rented_utilization"):
+        tco.rented_gpu_hours(500e6, 1200.0, rented_utilization=0)

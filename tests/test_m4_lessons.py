@@ -113,6 +113,19 @@ def test_lesson3_owning_against_renting():
     for chip in ("Google TPU v5e", "AWS Inferentia2"):
         assert prices.bandwidth_per_dollar(chip) > h100
         assert hardware.BY_NAME[chip].memory_gb / prices.dollars_per_hour(chip) > 80 / prices.dollars_per_hour("NVIDIA H100 SXM")
+    # "With the newest dated prices the answer moved: Trainium2 and the MI300X ... lead on bandwidth per dollar"
+    assert "Trainium2 and the MI300X, sold for training, lead on bandwidth per dollar" in " ".join(text.split())
+    newest = sorted(prices.CURRENT_RENTALS.values(), key=lambda p: -prices.bandwidth_per_dollar(p.chip, p))
+    assert [p.chip for p in newest[:2]] == ["AWS Trainium2", "AMD Instinct MI300X"]
+    then = max(prices.RENTALS, key=prices.bandwidth_per_dollar)
+    assert then in ("AWS Inferentia2", "Google TPU v5e")
+    # "the H100's price cut lifted it too"
+    assert prices.bandwidth_per_dollar("NVIDIA H100 SXM", prices.AWS_P5_H100_2025) > h100
+    # Renting with imperfect autoscaling (70% of rented hours busy) moves the break-even down
+    assert "rented_utilization=0.7" in text
+    assert tco.break_even_utilization(prices.AWS_P5_H100_2025.dollars_per_hour, rented_utilization=0.7, **common) < u_2025
+    # Ironwood: Google's own line, attributed; TPU v1 was inference-only
+    assert '"for the age of inference"' in text and "Jouppi et al. 2017" in text
 
 
 # ---- the course's own tools know Module 4 ---------------------------------------------------------
@@ -209,3 +222,12 @@ def test_lesson4_rates_drivers_and_the_flatlined_claim():
     cut = cost(base) / cost({**base, "price_per_hour": prices.AWS_P5_H100_2025.dollars_per_hour})
     assert cut == pytest.approx(prices.AWS_P5_H100.dollars_per_hour / prices.AWS_P5_H100_2025.dollars_per_hour)
     assert "Then and now: the same model on the same chip" in text
+    # 2025: "the flagship output prices the course records did not fall at all"; the exercise uses them
+    assert "did not fall at all" in " ".join(text.split()) and "OpenAI's flagship input price halved" in " ".join(text.split())
+    for old, new in prices.SUCCESSORS_2025[:2]:
+        assert prices.yearly_price_factor(old, new, "output") == pytest.approx(1.0)
+    assert prices.yearly_price_factor("GPT-4o (2024-08-06)", "GPT-5", "input") == pytest.approx(2.0, rel=0.01)
+    from coursekit.exercises import all_exercises
+
+    ex = all_exercises()["m4-l4-three-years"]
+    assert "GPT-5" in ex.prompt and ex.answer < 10 < 47   # 2.11x a year cubed, against 3.6x cubed to 2024 alone

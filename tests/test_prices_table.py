@@ -68,3 +68,35 @@ def test_stale_command_prints_a_count(capsys):
     assert prices.main(["--stale"]) == 0
     out = capsys.readouterr().out
     assert re.search(r"\d+ of \d+ price entries are older than 12 months", out)
+
+
+def test_stale_entries_are_named_by_file_and_entry(capsys):
+    names = [prices.entry_name(p) for p in prices.stale_entries(dt.date(2025, 11, 27))]
+    assert "AWS_P5_H100" in names and "API_HISTORY[0]" in names          # a variable, or its list and index
+    assert "AWS_P5_H100_2025" not in names and "API_PRICES_2025[0]" not in names
+    names = [prices.entry_name(p) for p in prices.stale_entries(dt.date(2026, 11, 27))]
+    assert {"AWS_P5_H100_2025", "API_PRICES_2025[0]", "API_HISTORY[0]"} <= set(names)
+    assert all(not n.startswith(("<", "RentalPrice", "ApiPrice")) for n in names)
+    prices.main(["--stale"])
+    out = capsys.readouterr().out
+    assert "coursekit/prices.py  AWS_P5_H100 " in out
+
+
+def test_course_doctor_reports_stale_prices_by_file_and_entry():
+    from coursekit.app.doctor import check_prices
+
+    c = check_prices()
+    assert c.ok                                       # a maintenance notice, not a broken install
+    stale = prices.stale_entries()
+    if stale:
+        assert prices.FILE in c.detail and f"{len(stale)} of {len(prices.all_entries())}" in c.detail
+        assert all(f"{prices.entry_name(p)} ({p.date})" in c.detail for p in stale)
+
+
+def test_2025_api_prices_feed_the_yearly_factor():
+    # Flagship output flat from August 2024 to 2025; input halved at OpenAI
+    assert prices.yearly_price_factor("GPT-4o (2024-08-06)", "GPT-5", "output") == pytest.approx(1.0)
+    assert prices.yearly_price_factor("Claude 3.5 Sonnet", "Claude Sonnet 4.5", "output") == pytest.approx(1.0)
+    assert prices.yearly_price_factor("GPT-4o (2024-08-06)", "GPT-5", "input") > 1.9
+    assert prices.yearly_price_factor("GPT-4o mini", "GPT-5 mini", "output") < 1     # the small model got dearer
+    assert prices.yearly_price_factor("GPT-4 (8K)", "GPT-5") < prices.yearly_price_factor("GPT-4 (8K)", "GPT-4o (2024-08-06)")

@@ -42,3 +42,24 @@ def test_serving_one_70b_model():
 def test_survey_lists_cover_the_new_chips():
     names = {c.name for c in survey.TRAINING_SILICON + survey.INFERENCE_SILICON}
     assert {c.name for c in hardware.CURRENT_CHIPS} <= names
+
+
+def test_every_training_platform_has_its_own_mfu_with_a_range_and_a_stated_measurement():
+    for chip in survey.TRAINING_SILICON:
+        m = survey.assumed_mfu(chip)
+        assert 0 < m.low <= m.assumed <= m.high < 1 and m.measured, chip.name
+        r = survey.training_row(chip, 70e9, 2e12, 1024)
+        assert r["mfu"] == m.assumed and r["days_best"] <= r["days"] <= r["days_worst"]
+    # Not one MFU for every vendor: then the days would be a ratio of datasheet peaks
+    assert len({survey.assumed_mfu(c).assumed for c in survey.TRAINING_SILICON}) > 2
+    # An explicit MFU still wins (the quiz banks pass one)
+    assert survey.training_row(hardware.MI300X, 70e9, 2e12, 1024, mfu=0.4)["days"] == pytest.approx(
+        survey.training_days("AMD Instinct MI300X", 70e9, 2e12, 1024, 0.4))
+    with pytest.raises(KeyError, match="no MFU assumption"):
+        survey.training_row(hardware.L40S, 70e9, 2e12, 8)
+
+
+def test_the_mi300x_assumption_is_the_h100s_delivered_rate():
+    # "matching the H100's delivered rate is 40% x 989 / 1,307 = 30% MFU"
+    h100 = survey.MFU_BY_PLATFORM[hardware.H100_SXM.name].assumed * hardware.H100_SXM.bf16_tflops
+    assert round(h100 / hardware.MI300X.bf16_tflops, 2) == survey.MFU_BY_PLATFORM[hardware.MI300X.name].assumed

@@ -215,6 +215,19 @@ def check_exercises(folder: Path | None = None) -> Check:
     return Check("lesson exercises", True, f"{count} exercises in {len(files)} lesson files load and compute their answers")
 
 
+def check_prices() -> Check:
+    """Dated prices older than 12 months, by file and entry: not a broken install (ok stays True), but what
+    a maintainer updates so lessons do not compute with stale prices unawares."""
+    from coursekit import prices
+
+    stale = sorted(prices.stale_entries(), key=lambda p: prices.entry_date(p.date))
+    if not stale:
+        return Check("price table", True, f"every entry in {prices.FILE} is less than 12 months old")
+    listed = ", ".join(f"{prices.entry_name(p)} ({p.date})" for p in stale)
+    return Check("price table", True, f"{len(stale)} of {len(prices.all_entries())} entries in {prices.FILE} are "
+                                      f"older than 12 months, due for a refresh: {listed}")
+
+
 def _progress_dir() -> Path:
     try:
         from coursekit.progress import store_path
@@ -259,7 +272,7 @@ def check_steps(root: Path) -> list:
     return [check_python, check_torch, check_packages, check_lab_extensions, check_server_extension,
             check_terminal_commands, lambda: check_course_files(root), lambda: check_outline(root),
             lambda: check_labs(root),
-            lambda: check_banks(root), lambda: check_exercises(), check_progress_writable]
+            lambda: check_banks(root), lambda: check_exercises(), check_prices, check_progress_writable]
 
 
 def iter_checks(root: Path | None = None):

@@ -73,6 +73,12 @@ def chip_by_name(name: str) -> hardware.Chip:
                    f"(known: {', '.join(hardware.BY_NAME)})")
 
 
+def eight_bit_tflops(chip: hardware.Chip) -> float | None:
+    """The chip's dense 8-bit matrix rate: INT8 where printed, else FP8 (MI355X, GB200, Ironwood and
+    Trainium2 print FP8 only). Either serves 1-byte weights; None where the chip prints neither."""
+    return chip.int8_tops or chip.fp8_tflops
+
+
 def chips_to_hold(total_bytes: float, chip_memory_gb: float, usable_frac: float = 1.0) -> int:
     """Smallest number of chips whose memory holds total_bytes (weights + KV)."""
     if chip_memory_gb <= 0 or not 0 < usable_frac <= 1:
@@ -129,6 +135,7 @@ class ChipBound:
     tokens_per_s_user: float  # 1 / decode step
     meets_ttft: bool          # prefill_s + one decode step <= target
     chips_for_target: int     # chips needed to hold the model AND meet the TTFT target
+    max_batch: int | None = None  # sequences whose KV cache fits beside the weights (None: no context given)
 
 
 def compare_philosophies(model: str = "Llama 2 70B", prompt_tokens: int = 2048, context_tokens: int = 4096,
@@ -139,8 +146,9 @@ def compare_philosophies(model: str = "Llama 2 70B", prompt_tokens: int = 2048, 
     """One row per philosophy: the smallest deployment that holds the model (+ KV for the sessions),
     and the TTFT / decode bounds that deployment can reach.
 
-    bytes_per_param defaults to INT8 (1 byte) for chips with a dense INT8 path, since that is how
-    each vendor serves a 70B model on its smallest footprint; pass a dict to override per chip.
+    bytes_per_param defaults to 8-bit weights (1 byte) for chips with a dense INT8 or FP8 path, since that
+    is how each vendor serves a 70B model on its smallest footprint; pass a dict to override per chip.
+    `max_batch` is how many sequences of `context_tokens` fit beside the weights on that deployment.
     `chips` replaces the four philosophies with any chips of coursekit.hardware (names, or label -> Chip).
     """
     cfg = model_by_name(model)
@@ -153,19 +161,29 @@ def compare_philosophies(model: str = "Llama 2 70B", prompt_tokens: int = 2048, 
         chosen = {name: chip_by_name(name) for name in chips}
     rows = []
     for label, chip in chosen.items():
-        bpp = (bytes_per_param or {}).get(label, 1.0 if chip.int8_tops else 2.0)
+        bpp = (bytes_per_param or {}).get(label, 1.0 if eight_bit_tflops(chip) else 2.0)
         weights = cfg.n_params * bpp
         n = chips_to_hold(weights + kv, chip.memory_gb, usable_frac)
-        peak = chip.int8_tops if (bpp <= 1 and chip.int8_tops) else chip.bf16_tflops
+        peak = eight_bit_tflops(chip) if (bpp <= 1 and eight_bit_tflops(chip)) else chip.bf16_tflops
         pre = prefill_seconds(cfg.n_params, prompt_tokens, peak, n, prefill_utilisation)
         step = decode_step_seconds(weights, kv / max(concurrent_sessions, 1), chip.memory_tbs, n)
         # At batch 1 the compute floor (2N FLOPs per token) only matters when bandwidth is huge
         # (SRAM): take whichever floor is higher.
         step = max(step, prefill_seconds(cfg.n_params, 1, peak, n))
         need = max(n, chips_for_ttft(cfg.n_params, prompt_tokens, peak, ttft_target_s - step, prefill_utilisation))
+        per_seq = model_kv_bytes_per_session(model, context_tokens) if context_tokens else 0.0
+        fits = batch_that_fits(n * chip.memory_gb * 1e9 * usable_frac, weights, per_seq)
         rows.append(ChipBound(label, chip.name, bpp, n, n * chip.memory_gb, pre, step * 1e3, 1 / step,
-                              pre + step <= ttft_target_s, need))
+                              pre + step <= ttft_target_s, need, fits))
     return rows
+
+
+def batch_that_fits(memory_bytes: float, weight_bytes: float, kv_bytes_per_seq: float) -> int | None:
+    """Sequences whose KV cache fits in `memory_bytes` beside the weights, as Module 4's
+    levers.batch_that_fits counts them; None when sequences take no cache (no context given)."""
+    if kv_bytes_per_seq <= 0:
+        return None
+    return max(0, math.floor((memory_bytes - weight_bytes) / kv_bytes_per_seq))
 
 
 def decode_step_seconds_batched(n_params: float, bytes_per_param: float, kv_bytes_per_seq: float, batch: int,
@@ -182,7 +200,9 @@ def decode_step_seconds_per_part(n_params: float, bytes_per_param: float, kv_byt
                                  peak_tflops: float, bandwidth_tbs: float, n_chips: int = 1) -> dict:
     """The same decode step modelled per part, as the operations actually run one after another: the weight
     matmuls on their own roofline (weights read once, 2N FLOPs per sequence) plus attention on its own
-    (every sequence's KV cache read; its FLOPs are ~1 per byte, so bandwidth-bound). Each part can only hide
+    (every sequence's KV cache read; about 1 FLOP per byte of cache with one query head per KV head, about
+    the group size with grouped-query attention, e.g. 8 for Llama 2 70B: still far below an HBM chip's
+    ridge, so bandwidth-bound). Each part can only hide
     its own memory time behind its own compute, so the sum is >= decode_step_seconds_batched's single max.
 
     Which the course uses: lessons and labs use the single max (decode_step_seconds_batched,
@@ -200,11 +220,21 @@ def decode_step_seconds_per_part(n_params: float, bytes_per_param: float, kv_byt
 
 
 def decode_throughput(model: str, chip: str, batch: int, n_chips: int = 1, bytes_per_param: float = 2,
-                      context_tokens: int = 0) -> float:
-    """Upper bound on generated tokens/s of a deployment decoding `batch` sequences at once."""
+                      context_tokens: int = 0, usable_frac: float = 0.9) -> float:
+    """Upper bound on generated tokens/s of a deployment decoding `batch` sequences at once.
+
+    With a context, the batch is capped at what fits beside the weights in `usable_frac` of the chips'
+    memory (compare_philosophies sizes deployments with the same 0.9): a batch that does not fit is not
+    served, so its throughput is not this deployment's. Without a context no cache is counted at all."""
     cfg, c = model_by_name(model), chip_by_name(chip)
     kv = model_kv_bytes_per_session(model, context_tokens) if context_tokens else 0.0
-    peak = c.int8_tops if (bytes_per_param <= 1 and c.int8_tops) else c.bf16_tflops
+    fits = batch_that_fits(n_chips * c.memory_gb * 1e9 * usable_frac, cfg.n_params * bytes_per_param, kv)
+    if fits is not None:
+        if fits < 1:
+            raise ValueError(f"coursekit/calc/chips.py: {model} at {bytes_per_param} bytes per weight plus one "
+                             f"{context_tokens}-token cache does not fit on {n_chips} x {c.name}")
+        batch = min(batch, fits)
+    peak = eight_bit_tflops(c) if (bytes_per_param <= 1 and eight_bit_tflops(c)) else c.bf16_tflops
     return batch / decode_step_seconds_batched(cfg.n_params, bytes_per_param, kv, batch, peak, c.memory_tbs, n_chips)
 
 
@@ -218,5 +248,5 @@ def cost_per_million_tokens(price_per_chip_hour: float, n_chips: int, tokens_per
 def ridge_point_of(chip: str, int8: bool = False) -> float:
     """FLOPs per byte where a chip turns compute-bound (dense BF16 or INT8 peak over memory bandwidth)."""
     c = chip_by_name(chip)
-    peak = c.int8_tops if int8 and c.int8_tops else c.bf16_tflops
+    peak = eight_bit_tflops(c) if int8 and eight_bit_tflops(c) else c.bf16_tflops
     return peak / c.memory_tbs

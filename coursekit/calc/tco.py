@@ -52,26 +52,33 @@ def gpus_needed(tokens_per_day: float, tokens_per_second_per_gpu: float, utiliza
     return math.ceil(tokens_per_day / SECONDS_PER_DAY / (tokens_per_second_per_gpu * utilization))
 
 
-def rented_gpu_hours(tokens_per_day: float, tokens_per_second_per_gpu: float, min_rented_gpus: int = 1) -> float:
-    """GPU-hours a year an autoscaled rented fleet pays for: only the busy hours (the demand's work at full
-    speed), but never fewer than `min_rented_gpus` GPUs kept up all year to take traffic."""
+def rented_gpu_hours(tokens_per_day: float, tokens_per_second_per_gpu: float, min_rented_gpus: int = 1,
+                     rented_utilization: float = 1.0) -> float:
+    """GPU-hours a year an autoscaled rented fleet pays for: the busy hours (the demand's work at full speed)
+    / `rented_utilization`, but never fewer than `min_rented_gpus` GPUs kept up all year to take traffic.
+
+    rented_utilization = 1.0 (the default) is perfect autoscaling: every rented hour busy. Real fleets keep
+    headroom for bursts, wait for instances to start and stop, and rent in whole instances, so a rented
+    fleet idles too; pass the share of rented hours that are busy."""
+    _fraction("rented_utilization", rented_utilization, 1e-9, 1.0 + 1e-12)
     busy = tokens_per_day * DAYS_PER_YEAR / (tokens_per_second_per_gpu * 3600)
-    return max(busy, min_rented_gpus * HOURS_PER_YEAR)
+    return max(busy / rented_utilization, min_rented_gpus * HOURS_PER_YEAR)
 
 
 def three_year_tco(tokens_per_day: float, tokens_per_second_per_gpu: float, utilization: float,
                    rent_per_gpu_hour: float, purchase_per_gpu: float, kw_per_gpu: float,
                    electricity_per_kwh: float, pue: float, hosting_per_gpu_year: float,
                    growth: float = 0.0, decline: float = 0.0, years: int = 3, life_years: float = 3.0,
-                   min_rented_gpus: int = 1) -> dict:
+                   min_rented_gpus: int = 1, rented_utilization: float = 1.0) -> dict:
     """Rent vs buy for `years` years of serving a growing demand.
 
     Each year the owned fleet is sized for that year's peak: the busy GPUs / `utilization` (the average
     share of the time a GPU is busy). Buying purchases the GPUs the fleet lacks at that year's price, pays
     power (kW x PUE, all year, at rated power) and hosting per owned GPU, and gets back the straight-line
     residual value (over `life_years`) of what it owns at the end. Renting follows demand: an autoscaled
-    fleet pays only the busy GPU-hours (`rented_gpu_hours`), never fewer than `min_rented_gpus` all year.
-    So utilization decides: owning pays for idle hours, renting does not. For a like-for-like comparison
+    fleet pays the busy GPU-hours / `rented_utilization` (`rented_gpu_hours`; 1.0, the default, is perfect
+    autoscaling, an optimistic assumption), never fewer than `min_rented_gpus` all year. So utilization
+    decides: owning pays for idle hours, renting pays for fewer of them. For a like-for-like comparison
     pass the owning side per GPU *of a server* (its share of the server's price and power, as
     coursekit.prices.H100_SERVER_PER_GPU does), since a cloud's hourly price covers the whole server.
     """
@@ -82,7 +89,7 @@ def three_year_tco(tokens_per_day: float, tokens_per_second_per_gpu: float, util
         demand = tokens_per_day * (1 + growth) ** year
         need = gpus_needed(demand, tokens_per_second_per_gpu, utilization)
         fleet.append(need)
-        hours = rented_gpu_hours(demand, tokens_per_second_per_gpu, min_rented_gpus)
+        hours = rented_gpu_hours(demand, tokens_per_second_per_gpu, min_rented_gpus, rented_utilization)
         rented.append(hours)
         rent += hours * rent_per_gpu_hour * price_factor
         bought = max(0, need - owned)
