@@ -95,13 +95,18 @@ def test_no_submission_stops_the_batch_or_stays_pending(course, tmp_path):
 @pytest.mark.slow
 def test_links_to_instructor_files_are_refused_with_a_reason(course):
     solution = course / "solutions" / LAB / NB
-    for student in ("lin", "dir", "har", "ada"):
+    for student in ("lin", "dir", "har", "sec", "ada"):
         (course / "submitted" / student).mkdir(parents=True)
     (course / "submitted" / "lin" / LAB).mkdir()
     (course / "submitted" / "lin" / LAB / NB).symlink_to(solution)            # a link to the solution
     (course / "submitted" / "dir" / LAB).symlink_to(solution.parent)          # a linked folder
     (course / "submitted" / "har" / LAB).mkdir()
     os.link(solution, course / "submitted" / "har" / LAB / NB)               # a hard link (rsync -H, tar)
+    secret = course / "instructor-secret"                                     # where load_secret reads it
+    if not secret.exists():
+        secret.write_text("a-secret\n")
+    (course / "submitted" / "sec" / LAB).mkdir()
+    os.link(secret, course / "submitted" / "sec" / LAB / NB)
     (course / "submitted" / "ada" / LAB).mkdir()
     (course / "submitted" / "ada" / LAB / NB).write_text(notebook_text(course))
 
@@ -111,6 +116,7 @@ def test_links_to_instructor_files_are_refused_with_a_reason(course):
     assert rows["lin"][:2] == ("failed", 0.0) and "symbolic link" in rows["lin"][2]
     assert rows["dir"][:2] == ("failed", 0.0) and "symbolic link" in rows["dir"][2]
     assert rows["har"][:2] == ("failed", 0.0) and "hard link to an instructor file" in rows["har"][2]
+    assert rows["sec"][:2] == ("failed", 0.0) and "hard link to an instructor file" in rows["sec"][2]
     assert "symbolic link" in cli(course, "status", LAB).stdout
 
 

@@ -67,8 +67,11 @@ def refused(course: Course, spec: LabSpec, sub: Submission) -> str | None:
 
 
 def _instructor_inodes(course: Course, spec: LabSpec) -> set[tuple[int, int]]:
+    from autograder.judge.secrets import OLD_SECRET_FILE, secret_file
+
+    # the secret where load_secret reads it (the course root's, and the older place in the checkout)
     files = [spec.solution_path(), *course.solutions.rglob("*"), *(REPO_ROOT / "solutions").rglob("*"),
-             course.root / "autograder" / "instructor-secret"]
+             secret_file(course.root), OLD_SECRET_FILE, course.gradebook, course.results_db]
     found = set()
     for path in files:
         try:
