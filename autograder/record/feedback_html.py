@@ -1,7 +1,8 @@
 """Make nbgrader's feedback pages meet WCAG 2.1 AA (axe-core found, on every page: no `lang`, link
 colour below 4.5:1 and told from text by colour only, and scrolling output boxes a keyboard cannot
-reach), and refuse a page with anything executable in its body (page_check.py). Applied to each
-page `autograder feedback` writes; applying it twice changes nothing."""
+reach), wrap the judge's long verdict lines instead of cutting them at the box's edge, and refuse a
+page with anything executable in its body (page_check.py). Applied to each page `autograder
+feedback` writes; applying it twice changes nothing."""
 from __future__ import annotations
 
 import re
@@ -14,6 +15,8 @@ MARK = "<!-- course: accessible feedback -->"
 STYLE = (f"{MARK}\n<style>a, a:visited {{ color: #0b4f9c !important; text-decoration: underline !important; }}"
          " .panel-heading a, .panel-heading a:visited { color: inherit !important; }"   # white on the heading's blue
          " .highlight .ow { color: #7b1fa2 !important; }"   # pygments' #AA22FF keywords were 4.0:1
+         # a verdict is prose in a <pre>: wrap it (a long word too) rather than hide its end
+         " div.output_area pre { white-space: pre-wrap !important; overflow-wrap: anywhere !important; }"
          "</style>\n")
 
 
