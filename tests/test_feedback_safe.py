@@ -158,10 +158,11 @@ def test_hostile_markdown_reaches_no_page_that_runs_it(course, tmp_path):
     # A notebook graded by plain `nbgrader autograde` keeps its outputs; feedback made from it by plain
     # nbgrader (the course's nbgrader_config.py, no options) cleans them too.
     nb = nbformat.read(graded, as_version=4)
-    kept = nbformat.reads(hostile_notebook(course, outputs=True), as_version=4)
-    nb.cells[1:5] = kept.cells[1:5]
-    nb.metadata["widgets"] = kept.metadata["widgets"]
+    [code] = [cell for cell in nb.cells if cell.source == "print('hello')"]
+    code.outputs = OUTPUTS
+    nb.metadata["widgets"] = nbformat.reads(hostile_notebook(course, outputs=True), as_version=4).metadata["widgets"]
     nbformat.write(nb, graded)
+    assert_safe_and_honest(formgrade_page(course, graded), "formgrader with outputs", own)
     done = subprocess.run([sys.executable, "-m", "nbgrader", "generate_feedback", LAB, "--force"], cwd=course,
                           env=env(course), capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
