@@ -22,3 +22,9 @@ c.ExportApp.plugin_class = "autograder.record.nbgrader_export.StatusCsvExportPlu
 # `nbgrader release_assignment` (formgrader's Release too) sends students only the lab's notebook,
 # its checks file and the data files its spec declares, whatever else lies in labs/<lab>/.
 c.ExchangeFactory.release_assignment = "autograder.release.exchange.AllowlistReleaseAssignment"
+# Feedback and formgrader pages show what students wrote with no script, handler or javascript: URL
+# (autograder/record/safe_html.py; `autograder feedback` passes the same on nbgrader's command line).
+c.HTMLExporter.sanitize_html = True
+c.HTMLExporter.filters = {"markdown2html": "autograder.record.safe_html.Markdown2Html",
+                          "strip_files_prefix": "autograder.record.safe_html.strip_files_prefix",
+                          "clean_html": "autograder.record.safe_html.clean_html"}

@@ -104,26 +104,32 @@ def cmd_grade(args, course: Course) -> int:
 
 
 def cmd_feedback(args, course: Course) -> int:
+    from autograder.record.safe_html import command_line
+
+    safe = command_line()       # what students wrote is cleaned even under an older copy of nbgrader_config.py
     problems = 0
     for lab in _labs(course, args.lab, quizzes=True):
-        if course.nbgrader("generate_feedback", lab, "--force", check=False).returncode != 0:
+        if course.nbgrader("generate_feedback", lab, "--force", *safe, check=False).returncode != 0:
             # nbgrader stops at the first notebook it cannot handle: make the rest one student at a
             # time, so one submission never costs everyone else their feedback
-            for student, error in _feedback_per_student(course, lab):
+            for student, error in _feedback_per_student(course, lab, safe):
                 print(f"{lab}: no feedback for {student}: {error}", file=sys.stderr)
                 problems += 1
-        made = fix_folder(course.feedback, lab)      # lang, link contrast, keyboard-reachable output boxes
+        made, refused = fix_folder(course.feedback, lab)   # lang, contrast, focusable boxes; no script left
+        for line in refused:
+            print(f"{lab}: {line}", file=sys.stderr)
+        problems += len(refused)
         print(f"{lab}: {made} feedback file(s) in {course.feedback}")
     return 1 if problems else 0
 
 
-def _feedback_per_student(course: Course, lab: str) -> list[tuple[str, str]]:
+def _feedback_per_student(course: Course, lab: str, options: list[str]) -> list[tuple[str, str]]:
     failed = []
     for graded in sorted(course.autograded.glob(f"*/{lab}/*.ipynb")):
         student = graded.parent.parent.name
         if student.startswith(".") or any((course.feedback / student / lab).glob("*.html")):
             continue
-        done = course.nbgrader("generate_feedback", lab, "--student", student, "--force", check=False)
+        done = course.nbgrader("generate_feedback", lab, "--student", student, "--force", *options, check=False)
         if done.returncode != 0:
             lines = [line for line in (done.stdout or "").splitlines() if line.strip()]
             failed.append((student, lines[-1][:300] if lines else f"nbgrader exited {done.returncode}"))

@@ -3,6 +3,7 @@ accessibility office uses: axe-core finds no serious or critical WCAG 2.1 A/AA v
 200% zoom of a 1280x800 screen the score and the feedback stay readable."""
 from __future__ import annotations
 
+import nbformat
 import pytest
 
 from axe import axe_version, blocking, run_axe, summary
@@ -42,3 +43,32 @@ def test_feedback_fix_adds_lang_styles_and_focusable_output_once(page):
     fixed = make_accessible(page)
     assert '<html lang="en">' in fixed and '<pre tabindex="0">' in fixed and "text-decoration: underline" in fixed
     assert make_accessible(fixed) == fixed
+
+
+VERDICT = "failed: add(123456, 654321) returned " + "7" * 40 + ", " + "the reference differs in the last digits " * 12
+
+
+@pytest.mark.browser
+def test_a_long_verdict_line_wraps_inside_its_box(browser):
+    """The judge's message is one long line (a value with no space in it too): at 640 px it wraps,
+    its end on screen, and the box never scrolls sideways."""
+    from traitlets.config import Config
+    from nbformat.v4 import new_code_cell, new_notebook, new_output
+    from autograder.record.feedback_html import make_accessible
+    from test_feedback_safe import feedback_page
+
+    cell = new_code_cell("check_add()", outputs=[new_output("stream", name="stdout", text=VERDICT + "\n"),
+                                                 new_output("error", ename="AssertionError", evalue=VERDICT, traceback=[VERDICT])])
+    html = make_accessible(feedback_page(nbformat.writes(new_notebook(cells=[cell])), Config()))
+    assert "white-space: pre-wrap" in html and "overflow-wrap: anywhere" in html
+    page = browser.new_page(viewport={"width": 640, "height": 800})
+    try:
+        page.set_content(html)
+        boxes = page.evaluate("""() => [...document.querySelectorAll('div.output_area pre')].map(pre => ({
+            scroll: pre.scrollWidth, width: pre.clientWidth, right: pre.getBoundingClientRect().right,
+            lines: Math.round(pre.getBoundingClientRect().height / parseFloat(getComputedStyle(pre).lineHeight))}))""")
+        assert len(boxes) == 2, boxes
+        for box in boxes:
+            assert box["scroll"] <= box["width"] + 1 and box["right"] <= 640 and box["lines"] > 3, box
+    finally:
+        page.close()

@@ -8,8 +8,10 @@ pipeline recorded. Other code cells lose their outputs: the judge never ran a ke
 """
 from __future__ import annotations
 
+import html
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -39,12 +41,28 @@ def _fmt(x: float) -> str:
     return f"{x:g}"
 
 
+INFRASTRUCTURE = "sandbox:"     # the grading machine's state, not the student's doing: for the instructor
+
+
+def student_flags(result: dict) -> list[str]:
+    """The flags a student's own feedback shows: what their notebook did (status, report and export
+    keep every flag)."""
+    return [f for f in result.get("flags", []) if not f.startswith(INFRASTRUCTURE)]
+
+
+def _literal(text: str) -> str:
+    """`text` shown as written in a markdown cell: no tag, link or emphasis of its own (a flag can
+    quote a path or name the student chose)."""
+    text = html.escape(" ".join(text.split()), quote=False)       # one line: no block of its own
+    return re.sub(r"([\\`*_{}\[\]()#+!|~$<>-])", r"\\\1", text)
+
+
 def _status_cell(result: dict):
     lines = []
     if result["status"] == "failed":
-        lines.append(f"**Grading failed:** {result['reason']}. Every task scores 0 until this is fixed.")
-    if result.get("flags"):
-        lines.append("**Flags raised by the grader:** " + "; ".join(result["flags"]))
+        lines.append(f"**Grading failed:** {_literal(result['reason'] or 'failed')}. Every task scores 0 until this is fixed.")
+    if student_flags(result):
+        lines.append("**Flags raised by the grader:** " + "; ".join(map(_literal, student_flags(result))))
     cell = new_markdown_cell("\n\n".join(lines))
     cell.metadata["autograder"] = {"status": result["status"]}
     return cell
@@ -94,7 +112,7 @@ def build(course: Course, lab_id: str, notebook_name: str, submitted: Path, resu
             elif result["status"] == "failed":
                 cell.outputs = [new_output("error", ename="GradingFailed", evalue=result["reason"] or "failed",
                                            traceback=[result["reason"] or "failed"])]
-    if result["status"] == "failed" or result.get("flags"):
+    if result["status"] == "failed" or student_flags(result):
         nb.cells.insert(0, _status_cell(result))
     return nb
 
