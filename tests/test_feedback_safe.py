@@ -231,3 +231,20 @@ def test_the_course_config_cleans_what_nbgrader_alone_would_run():
     assert unsafe_parts(feedback_page(notebook, Config()))         # the course's own last check agrees
     course_config = PyFileConfigLoader("nbgrader_config.py", path=str(ROOT)).load_config()
     assert_safe_and_honest(feedback_page(notebook, course_config), "the course's nbgrader_config.py")
+
+
+def test_a_hub_instructors_formgrader_cleans_even_with_an_old_course_config(tmp_path):
+    """`course hub` writes the cleaning lines where every instructor's server reads them, so a ~/course
+    copied before they were in nbgrader_config.py still shows students' markdown inert."""
+    from traitlets.config.loader import PyFileConfigLoader
+    from coursekit.app.hub.classroom import write_server_config
+
+    write_server_config(tmp_path, tmp_path / "exchange")
+    old_course = PyFileConfigLoader("nbgrader_config.py", path=str(ROOT)).load_config()
+    for section in ("HTMLExporter",):
+        old_course.pop(section, None)                                   # as copied before the change
+    hub_lines = PyFileConfigLoader("nbgrader_config.py", path=str(tmp_path / "instructor")).load_config()
+    old_course.merge(hub_lines)
+    assert_safe_and_honest(feedback_page(hostile_notebook(None, outputs=True), old_course), "the hub's config")
+    student = PyFileConfigLoader("nbgrader_config.py", path=str(tmp_path)).load_config()
+    assert "HTMLExporter" not in student                                # students' servers load no grader code

@@ -116,6 +116,13 @@ def kernel_culling(timeout: int) -> dict:
                                      "cull_connected": True, "cull_busy": False}}
 
 
+SAFE_HTML_CONFIG = (
+    "c.HTMLExporter.sanitize_html = True\n"
+    "c.HTMLExporter.filters = {'markdown2html': 'autograder.record.safe_html.Markdown2Html',\n"
+    "                          'strip_files_prefix': 'autograder.record.safe_html.strip_files_prefix',\n"
+    "                          'clean_html': 'autograder.record.safe_html.clean_html'}\n")
+
+
 def write_server_config(folder: Path, exchange: Path | str, cull_timeout: int = CULL_TIMEOUT) -> None:
     """What every person's server reads (JUPYTER_CONFIG_PATH): the exchange root, course id and kernel
     culling in `folder`, and in `folder/student` what `jupyter server extension disable` and `jupyter
@@ -127,6 +134,11 @@ def write_server_config(folder: Path, exchange: Path | str, cull_timeout: int = 
         "c = get_config()  # noqa: F821  (written by `course hub`)\n"
         f"c.CourseDirectory.course_id = {COURSE_ID!r}\n"
         f"c.Exchange.root = {str(exchange)!r}\n")
+    # Instructors' servers only: formgrader shows what students wrote inert (autograder/record/safe_html.py),
+    # also where ~/course/nbgrader_config.py was copied before these lines were in the course's own config.
+    (folder / "instructor").mkdir(exist_ok=True)
+    (folder / "instructor" / "nbgrader_config.py").write_text(
+        "c = get_config()  # noqa: F821  (written by `course hub`)\n" + SAFE_HTML_CONFIG)
     (folder / "jupyter_server_config.json").write_text(json.dumps(kernel_culling(cull_timeout), indent=1))
     (folder / "student" / "jupyter_server_config.json").write_text(json.dumps(
         {"ServerApp": {"jpserver_extensions": {name: False for name in STUDENT_SERVER_EXTENSIONS_OFF}}}, indent=1))

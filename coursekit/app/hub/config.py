@@ -31,7 +31,8 @@ def server_environment(layout: Layout, username: str, instructor: bool) -> tuple
         return env, str(home)
     course = home / INSTRUCTOR_COURSE
     env.update(COURSE_ROOT=str(course),
-               JUPYTER_CONFIG_PATH=os.pathsep.join([str(course), str(layout.jupyter_config)]),
+               JUPYTER_CONFIG_PATH=os.pathsep.join([str(course), str(layout.jupyter_config / "instructor"),
+                                                    str(layout.jupyter_config)]),
                COURSE_GRADING_SECRET=layout.secret.read_text().strip())
     if os.environ.get("COURSE_QUICK"):
         env["COURSE_QUICK"] = os.environ["COURSE_QUICK"]
