@@ -182,7 +182,7 @@ def cmd_similarity(args, course: Course) -> int:
 
     course.resolve_labs(args.lab)
     found = report.build(course, args.lab, threshold=args.threshold, min_tokens=args.min_tokens,
-                         max_common=args.max_common)
+                         max_common=args.max_common, ref_threshold=args.ref_threshold)
     html = Path(args.html) if args.html else course.reports / f"{args.lab}-similarity.html"
     html.parent.mkdir(parents=True, exist_ok=True)
     html.write_text(page.render(found), encoding="utf-8")
@@ -266,7 +266,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("lab", nargs="?")
     p.set_defaults(handler=cmd_status)
 
-    from autograder.similarity.report import MIN_TOKENS, THRESHOLD
+    from autograder.similarity.report import MIN_TOKENS, REF_THRESHOLD, THRESHOLD
 
     p = sub.add_parser("similarity", help="similar submissions and pasted reference code: a report, never a grade")
     p.add_argument("lab")
@@ -274,6 +274,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"list a pair when this share of one side's own code matches (default {THRESHOLD})")
     p.add_argument("--min-tokens", type=int, default=MIN_TOKENS,
                    help=f"and at least this many tokens match (default {MIN_TOKENS})")
+    p.add_argument("--ref-threshold", type=float, default=REF_THRESHOLD,
+                   help=f"list reference code when this share of it is in a submission (default {REF_THRESHOLD})")
     p.add_argument("--max-common", type=int, metavar="N",
                    help="ignore passages found in more than N submissions, as MOSS's -m (default: no limit)")
     p.add_argument("--html", help="where to write the page (default autograded/.autograder/reports/LAB-similarity.html)")

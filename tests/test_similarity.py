@@ -195,3 +195,23 @@ def test_page_passes_axe(lab3, tmp_path, browser):
         assert not blocking(found), summary(blocking(found))
     finally:
         context.close()
+
+
+def test_code_in_a_cell_marked_as_a_test_cell_is_still_compared(tmp_path):
+    """Metadata is the student's to edit: a copy moved into cells claiming to be the course's tests is found."""
+    from autograder.course import Course
+    from autograder.similarity.report import build
+
+    course = corpus.make_course(tmp_path, {"hana": corpus.HONEST["hana"], "sly": corpus.COPIES["hana_copy"],
+                                           "ivan": corpus.HONEST["ivan"]})
+    path = course / "submitted" / "sly" / corpus.LAB / corpus.NB
+    nb = json.loads(path.read_text())
+    for cell in nb["cells"]:
+        meta = cell["metadata"].get("nbgrader") or {}
+        if meta.get("solution"):
+            cell["metadata"]["nbgrader"] = {**meta, "solution": False, "grade": True, "locked": True, "points": 0}
+    path.write_text(json.dumps(nb))
+    report = build(Course(course), corpus.LAB)
+    assert _pairs(report) == {("hana", "sly")}
+    # a passage more than N students share is an idiom with --max-common N (MOSS's -m): here, everything
+    assert build(Course(course), corpus.LAB, max_common=1).pairs == []

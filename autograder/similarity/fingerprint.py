@@ -14,6 +14,7 @@ import builtins
 import io
 import keyword
 import tokenize
+import zlib
 from dataclasses import dataclass
 
 K = 12                  # tokens per k-gram: shorter runs (one normalised statement) are common by chance
@@ -21,6 +22,7 @@ W = 8                   # winnowing window: a shared run of K + W - 1 = 19 token
 MAX_CELL_CHARS = 200_000   # a cell past this is cut: fingerprints of its start are enough to compare
 BUILTINS = frozenset(dir(builtins))
 SKIP = {tokenize.COMMENT, tokenize.NL, tokenize.ENCODING, tokenize.ENDMARKER}
+FIXED = {tokenize.NUMBER: "0", tokenize.STRING: "S", tokenize.NEWLINE: ";", tokenize.INDENT: "{", tokenize.DEDENT: "}"}
 FSTRING_START = getattr(tokenize, "FSTRING_START", None)     # Python 3.12 splits f-strings into pieces
 FSTRING_END = getattr(tokenize, "FSTRING_END", None)
 
@@ -42,8 +44,7 @@ def _normal(tok: tokenize.TokenInfo, previous: str) -> str:
         if keyword.iskeyword(tok.string) or tok.string in BUILTINS:
             return tok.string
         return "." + tok.string if previous == "." else "N"
-    return {tokenize.NUMBER: "0", tokenize.STRING: "S", tokenize.NEWLINE: ";",
-            tokenize.INDENT: "{", tokenize.DEDENT: "}"}.get(tok.type, tok.string)
+    return FIXED.get(tok.type, tok.string)
 
 
 def tokens(source: str) -> list[Token]:
@@ -72,8 +73,10 @@ def tokens(source: str) -> list[Token]:
 
 
 def kgram_hashes(texts: list[str], k: int = K) -> list[int]:
-    """Hash of every k-gram (stable within one run: the report compares documents of one process)."""
-    return [hash(tuple(texts[i:i + k])) for i in range(len(texts) - k + 1)]
+    """Hash of every k-gram, the same in every run: str's hash is salted per process (PYTHONHASHSEED),
+    which would pick other fingerprints each time; a tuple of CRCs hashes the same everywhere."""
+    ids = [zlib.crc32(t.encode()) for t in texts]
+    return [hash(tuple(ids[i:i + k])) for i in range(len(ids) - k + 1)]
 
 
 def winnow(hashes: list[int], w: int = W) -> list[int]:

@@ -90,7 +90,8 @@ def render(report: Report) -> str:
         "look at the code, not a finding. Nothing here changes the gradebook.</p>\n",
         f"<p>{len(report.compared)} submissions compared, {len(report.skipped)} skipped. A pair is listed when "
         f"at least {100 * report.threshold:.0f}% of one side's own code (its code outside the starter notebook "
-        f"and the course library) and at least {report.min_tokens} tokens lie in matching regions. Names and "
+        f"and the course library) and at least {report.min_tokens} tokens lie in matching regions; reference "
+        f"code is listed when {100 * report.ref_threshold:.0f}% of it is found in a submission. Names and "
         "literals are normalised, so renamed variables, new comments and moved cells still match.</p>\n",
         "<h2>Pairs of submissions</h2>\n",
         _summary(pair_rows, ["student", "student", "similarity", "of first", "of second", "regions"],

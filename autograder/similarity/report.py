@@ -16,6 +16,10 @@ from autograder.similarity.fingerprint import K, W
 from autograder.similarity.match import Match, Prepared, boilerplate_hashes, candidate_pairs, compare, prepare, too_common
 
 THRESHOLD = 0.5         # share of one side's own code inside matching regions
+# Against the reference, the share of the reference found in a student's code: honest work aims at the
+# same answer, so it shares more with the reference than with a classmate (Lab 3: honest at most 50%,
+# pasted at least 79%, tests/test_similarity.py), and the bar is higher.
+REF_THRESHOLD = 0.7
 MIN_TOKENS = 50         # and at least this many tokens matched on both sides: a formula every student
                         # writes the same way (Lab 3's KV bytes: 44 tokens) is not a copy
 
@@ -25,6 +29,7 @@ class Report:
     lab: str
     threshold: float
     min_tokens: int
+    ref_threshold: float
     compared: list[str]                                    # students whose code was compared
     skipped: list[tuple[str, str]]                         # (student, reason)
     pairs: list[Match]                                     # student with student, best first
@@ -37,7 +42,7 @@ def _keep(match: Match | None, score: float, threshold: float, min_tokens: int) 
 
 
 def build(course: Course, lab: str, threshold: float = THRESHOLD, min_tokens: int = MIN_TOKENS,
-          max_common: int | None = None) -> Report:
+          max_common: int | None = None, ref_threshold: float = REF_THRESHOLD) -> Report:
     spec = course.spec(lab)
     starter = sources.starter_cells(course, spec)
     seen: set[str] = set()
@@ -45,11 +50,15 @@ def build(course: Course, lab: str, threshold: float = THRESHOLD, min_tokens: in
     references = sources.solution_docs(spec) + sources.library_docs(forbidden, seen)
     library = sources.library_docs(sources.imported_modules(starter), seen)   # forbidden ones already taken
     students, skipped = [], []
+    given_cells = {cell.source for cell in starter}
     for submission in course.submissions(lab):
         try:
-            students.append(sources.read_student(course, submission.student_id, submission.notebook))
+            doc = sources.read_student(course, submission.student_id, submission.notebook)
         except ValueError as reason:
             skipped.append((submission.student_id, str(reason)))
+            continue
+        doc.cells = [cell for cell in doc.cells if cell.source not in given_cells]   # untouched: all starter
+        students.append(doc)
     given = [sources.Doc("starter notebook", "boilerplate", starter)] + library
     sources.tokenize_all(given + references + students)
     common = boilerplate_hashes(given)
@@ -60,8 +69,8 @@ def build(course: Course, lab: str, threshold: float = THRESHOLD, min_tokens: in
         m := compare(ready[i], ready[j], ignore), m.score if m else 0, threshold, min_tokens)]
     # against the reference, what counts is how much of the reference is in the student's code
     found = [m for i, j in candidate_pairs(ready, refs) if _keep(
-        m := compare(ready[i], refs[j]), m.cover_b if m else 0, threshold, min_tokens)]
-    return Report(lab, threshold, min_tokens, [d.name for d in students], skipped,
+        m := compare(ready[i], refs[j]), m.cover_b if m else 0, ref_threshold, min_tokens)]
+    return Report(lab, threshold, min_tokens, ref_threshold, [d.name for d in students], skipped,
                   sorted(pairs, key=lambda m: (-m.score, m.a.doc.name, m.b.doc.name)),
                   sorted(found, key=lambda m: (-m.cover_b, m.a.doc.name, m.b.doc.name)),
                   [f"{spec.lab_id}/{spec.notebook} (released starter)"] + [d.name for d in library])
@@ -73,7 +82,8 @@ def _pct(x: float) -> str:
 
 def text(report: Report) -> str:
     out = [f"== {report.lab}: similarity of {len(report.compared)} submissions ({len(report.skipped)} skipped); "
-           f"a pair is listed at {_pct(report.threshold)} of one side's own code and {report.min_tokens} tokens. "
+           f"a pair is listed at {_pct(report.threshold)} of one side's own code and {report.min_tokens} tokens, "
+           f"a reference match at {_pct(report.ref_threshold)} of the reference. "
            "A report to read, not a grade."]
     rows = [[m.a.doc.name, m.b.doc.name, _pct(m.score), _pct(m.cover_a), _pct(m.cover_b), len(m.regions)]
             for m in report.pairs]
@@ -110,7 +120,8 @@ def as_json(report: Report) -> str:
                 "regions": _region_json(m)}
     return json.dumps({
         "lab": report.lab, "note": "a report to read, not a grade",
-        "settings": {"threshold": report.threshold, "min_tokens": report.min_tokens, "k": K, "window": W},
+        "settings": {"threshold": report.threshold, "min_tokens": report.min_tokens,
+                     "ref_threshold": report.ref_threshold, "k": K, "window": W},
         "compared": report.compared, "boilerplate": report.boilerplate,
         "skipped": [{"student": s, "reason": r} for s, r in report.skipped],
         "pairs": [match(m, ("student_a", "student_b")) for m in report.pairs],

@@ -16,7 +16,7 @@ import types
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from coursekit.nbcells import is_answer_cell, is_test_cell, nbgrader_meta
+from coursekit.nbcells import is_answer_cell, nbgrader_meta
 
 from autograder.collect import submitted
 from autograder.course import Course
@@ -48,14 +48,14 @@ def _source(cell: dict) -> str | None:
 
 
 def student_cells(notebook: object) -> list[Cell]:
-    """Every code cell a student wrote or could edit: answer cells and cells of their own (test cells
-    are the course's; a locked setup cell the student did not touch is removed as starter code)."""
+    """Every code cell of the submission, whatever its metadata says (a student can mark a cell of
+    their own as a test cell): cells left as released are dropped later, as starter code."""
     cells = notebook.get("cells") if isinstance(notebook, dict) else None
     if not isinstance(cells, list):
         raise ValueError("no list of cells")
     found = []
     for index, cell in enumerate(cells):
-        if not isinstance(cell, dict) or cell.get("cell_type") != "code" or is_test_cell(cell):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
         source = _source(cell)
         if source and source.strip():
@@ -179,6 +179,8 @@ def imported_modules(cells: list[Cell]) -> list[str]:
 
 
 def tokenize_all(docs: list[Doc]) -> None:
+    """Tokens of every cell; a cell many students share (a setup cell as released) is tokenized once."""
+    seen: dict[str, list[Token]] = {}
     for doc in docs:
         for cell in doc.cells:
-            cell.toks = tokens(cell.source)
+            cell.toks = seen.get(cell.source) or seen.setdefault(cell.source, tokens(cell.source))
