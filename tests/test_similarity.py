@@ -144,6 +144,11 @@ def hostile(tmp_path):
     os.mkfifo(lab / "pipe" / "toy-lab" / "toy-lab.ipynb")
     (lab / "zero" / "toy-lab" / "toy-lab.ipynb").symlink_to("/dev/zero")
     (lab / "folder" / "toy-lab" / "toy-lab.ipynb").mkdir()
+    padded = json.loads((lab / "honest" / "toy-lab" / "toy-lab.ipynb").read_text())
+    padded["cells"] += [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+                         "source": f"x{i} = [" + "1, " * 100_000 + "]"} for i in range(8)]
+    (lab / "padded" / "toy-lab").mkdir(parents=True)
+    (lab / "padded" / "toy-lab" / "toy-lab.ipynb").write_text(json.dumps(padded))
     xss = json.loads((lab / "honest" / "toy-lab" / "toy-lab.ipynb").read_text())
     attack = '"</code></pre><script>alert(1)</script><img src=x onerror=alert(2)>"\n' * 3
     for name in ("xss_one", "xss_two"):
@@ -167,7 +172,7 @@ def test_hostile_corpus_skips_what_it_cannot_read_and_shows_the_rest_escaped(hos
     for student, reason in {"not_json": "invalid JSON", "empty_file": "invalid JSON", "not_utf8": "not UTF-8",
                             "not_notebook": "no list of cells", "nest": "nested too deeply",
                             "pipe": "named pipe", "zero": "symbolic link", "folder": "a folder",
-                            "gone": "no notebook submitted"}.items():
+                            "gone": "no notebook submitted", "padded": "too much code to compare"}.items():
         assert reason in skipped.pop(student), (student, skipped)
     assert not skipped
     assert {"honest", "xss_one", "memory_hog", "read_secret", "old_format"} <= set(report.compared)

@@ -24,6 +24,7 @@ from autograder.similarity.fingerprint import Token, tokens
 from autograder.spec import LabSpec
 
 MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
+MAX_CODE_CHARS = 2_000_000     # a lab's answers are kilobytes; tokenizing megabytes costs minutes per student
 
 
 @dataclass
@@ -84,7 +85,12 @@ def read_student(course: Course, student: str, path: Path) -> Doc:
         raise ValueError("invalid JSON: nested too deeply") from None
     except ValueError as error:
         raise ValueError(f"invalid JSON: {str(error)[:120]}") from None
-    return Doc(student, "student", student_cells(notebook))
+    cells = student_cells(notebook)
+    size = sum(len(cell.source) for cell in cells)
+    if size > MAX_CODE_CHARS:       # skipped in plain sight: padding a notebook never hides it quietly
+        raise ValueError(f"too much code to compare: {size:,} characters in code cells "
+                         f"(limit {MAX_CODE_CHARS:,}); read it yourself")
+    return Doc(student, "student", cells)
 
 
 def _notebook(path: Path) -> dict:
