@@ -24,7 +24,8 @@ table { border-collapse: collapse; margin: 0.5rem 0 1.5rem; }
 caption { text-align: left; font-weight: 600; padding: 0.3rem 0; }
 th, td { border: 1px solid #767676; padding: 0.3rem 0.6rem; text-align: left; vertical-align: top; }
 th { background: #e8eef5; }
-td.code { width: 50%; }
+table.side { table-layout: fixed; width: 100%; }     /* two halves; long lines scroll in their box, not the page */
+summary { cursor: pointer; }
 pre { margin: 0; overflow: auto; max-height: 30rem; background: #f6f6f6; color: #1a1a1a; padding: 0.4rem;
       font-size: 0.85rem; white-space: pre; }
 .note { background: #fff4e0; border-left: 4px solid #b35900; padding: 0.5rem 0.8rem; }
@@ -50,10 +51,10 @@ def _pair_section(index: int, m: Match, reference: bool) -> str:
         where_a = f"{escape(ca.label)}, lines {la[0]}-{la[1]}"
         where_b = f"{escape(cb.label)}, lines {lb[0]}-{lb[1]}"
         parts.append(
-            f"<table>\n<caption>Region {n}: {escape(a)} ({where_a}) beside {escape(b)} ({where_b})</caption>\n"
+            f'<table class="side">\n<caption>Region {n}: {escape(a)} ({where_a}) beside {escape(b)} ({where_b})</caption>\n'
             f'<tr><th scope="col">{escape(a)}: {where_a}</th><th scope="col">{escape(b)}: {where_b}</th></tr>\n'
-            f'<tr><td class="code"><pre tabindex="0"><code>{escape(_numbered(ca, *la))}</code></pre></td>'
-            f'<td class="code"><pre tabindex="0"><code>{escape(_numbered(cb, *lb))}</code></pre></td></tr>\n'
+            f'<tr><td><pre tabindex="0"><code>{escape(_numbered(ca, *la))}</code></pre></td>'
+            f'<td><pre tabindex="0"><code>{escape(_numbered(cb, *lb))}</code></pre></td></tr>\n'
             "</table>\n")
     return "".join(parts)
 
@@ -101,8 +102,9 @@ def render(report: Report) -> str:
         "reference code pasted under another name.</p>\n",
         _summary(ref_rows, ["student", "reference", "of reference", "tokens"],
                  "Submissions containing reference code, largest share first"),
-        f"<h2>Skipped submissions</h2>\n<ul>\n{skipped}</ul>\n" if skipped else "<h2>Skipped submissions</h2>\n<p>None.</p>\n",
-        f"<h2>Left out of matching</h2>\n<ul>\n{left_out}</ul>\n",
+        "<h2>Skipped submissions</h2>\n", f"<ul>\n{skipped}</ul>\n" if skipped else "<p>None.</p>\n",
+        f"<h2>Left out of matching</h2>\n<details>\n<summary>The released starter and {len(report.boilerplate) - 1} "
+        f"course-library functions the lab imports</summary>\n<ul>\n{left_out}</ul>\n</details>\n",
         "<h2>Matching regions: pairs of submissions</h2>\n",
         "".join(_pair_section(i, m, False) for i, m in enumerate(report.pairs[:MAX_SHOWN], 1)) or "<p>None.</p>\n",
         "<h2>Matching regions: reference code</h2>\n",

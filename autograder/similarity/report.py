@@ -13,7 +13,7 @@ from autograder.course import Course
 from autograder.record.tables import table
 from autograder.similarity import sources
 from autograder.similarity.fingerprint import K, W
-from autograder.similarity.match import Match, Prepared, boilerplate_hashes, candidate_pairs, compare, prepare, too_common
+from autograder.similarity.match import Match, boilerplate_hashes, candidate_pairs, compare, prepare, too_common
 
 THRESHOLD = 0.5         # share of one side's own code inside matching regions
 # Against the reference, the share of the reference found in a student's code: honest work aims at the
@@ -115,7 +115,8 @@ def lines(cell: sources.Cell, first: int, last: int) -> list[int]:
 
 def as_json(report: Report) -> str:
     def match(m: Match, kind: str) -> dict:
-        return {kind[0]: m.a.doc.name, kind[1]: m.b.doc.name, "similarity": round(m.score, 4),
+        score = m.cover_b if kind[1] == "reference" else m.score      # against the reference: its share found
+        return {kind[0]: m.a.doc.name, kind[1]: m.b.doc.name, "similarity": round(score, 4),
                 "cover": [round(m.cover_a, 4), round(m.cover_b, 4)], "tokens": [m.tokens_a, m.tokens_b],
                 "regions": _region_json(m)}
     return json.dumps({

@@ -136,7 +136,8 @@ def _functions(obj: object, seen: set[str]) -> list[tuple[str, object]]:
     if isinstance(obj, types.ModuleType):
         found = []
         for name, value in sorted(vars(obj).items()):
-            if getattr(value, "__module__", None) == obj.__name__ and (inspect.isfunction(value) or inspect.isclass(value)):
+            defined_here = getattr(value, "__module__", None) == obj.__name__
+            if defined_here and (inspect.isfunction(value) or inspect.isclass(value)):
                 found += _functions(value, seen)
         for info in pkgutil.iter_modules(getattr(obj, "__path__", None) or []):
             module = _resolve(f"{obj.__name__}.{info.name}")
