@@ -17,7 +17,8 @@ from autograder.similarity.sources import Cell
 MAX_SHOWN = 100         # pairs shown region by region; the summary table lists them all
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; form-action 'none'; base-uri 'none'"
 STYLE = """
-body { font-family: system-ui, sans-serif; color: #1a1a1a; background: #fff; margin: 1.5rem; line-height: 1.45; }
+body { font-family: system-ui, sans-serif; color: #1a1a1a; background: #fff; margin: 1.5rem; line-height: 1.45;
+       overflow-wrap: anywhere; }   /* long dotted names wrap at 200% zoom */
 a, a:visited { color: #0b4f9c; text-decoration: underline; }
 a:focus, pre:focus { outline: 3px solid #b35900; outline-offset: 2px; }
 table { border-collapse: collapse; margin: 0.5rem 0 1.5rem; }
