@@ -10,6 +10,7 @@
     autograder export [--format csv|canvas]    grades as CSV or a Canvas gradebook import
     autograder report [LAB]                    distributions, failure reasons, flags, item analytics
     autograder status [LAB]                    graded / failed (reason) / pending per student
+    autograder similarity LAB [--json FILE]    pairs of similar submissions, matches with reference code (HTML)
     autograder check NOTEBOOK                  alias of the student's `course check NOTEBOOK`
     autograder quiz release|grade|analytics    graded quizzes, judged here like labs (autograder/quiz/)
 
@@ -182,6 +183,27 @@ def cmd_status(args, course: Course) -> int:
     return 0
 
 
+def cmd_similarity(args, course: Course) -> int:
+    """A report to read, never a grade: writes an HTML page (and JSON on request), never the gradebook."""
+    from autograder.similarity import page, report
+
+    course.resolve_labs(args.lab)
+    found = report.build(course, args.lab, threshold=args.threshold, min_tokens=args.min_tokens,
+                         max_common=args.max_common, ref_threshold=args.ref_threshold)
+    html = Path(args.html) if args.html else course.reports / f"{args.lab}-similarity.html"
+    html.parent.mkdir(parents=True, exist_ok=True)
+    html.write_text(page.render(found), encoding="utf-8")
+    if args.json == "-":
+        sys.stdout.write(report.as_json(found) + "\n")
+    else:
+        print(report.text(found))
+        if args.json:
+            Path(args.json).write_text(report.as_json(found), encoding="utf-8")
+            print(f"json: {args.json}")
+    print(f"html: {html}", file=sys.stderr if args.json == "-" else sys.stdout)
+    return 0
+
+
 def cmd_check(args, course: Course | None) -> int:
     """The instructor's alias of the student's `course check`: the same code, in coursekit."""
     from coursekit.checks.selfcheck import check_notebook
@@ -253,6 +275,22 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("status", help="graded / failed with reason / pending, per student")
     p.add_argument("lab", nargs="?")
     p.set_defaults(handler=cmd_status)
+
+    from autograder.similarity.report import MIN_TOKENS, REF_THRESHOLD, THRESHOLD
+
+    p = sub.add_parser("similarity", help="similar submissions and pasted reference code: a report, never a grade")
+    p.add_argument("lab")
+    p.add_argument("--threshold", type=float, default=THRESHOLD,
+                   help=f"list a pair when this share of one side's own code matches (default {THRESHOLD})")
+    p.add_argument("--min-tokens", type=int, default=MIN_TOKENS,
+                   help=f"and at least this many tokens match (default {MIN_TOKENS})")
+    p.add_argument("--ref-threshold", type=float, default=REF_THRESHOLD,
+                   help=f"list reference code when this share of it is in a submission (default {REF_THRESHOLD})")
+    p.add_argument("--max-common", type=int, metavar="N",
+                   help="ignore passages found in more than N submissions, as MOSS's -m (default: no limit)")
+    p.add_argument("--html", help="where to write the page (default autograded/.autograder/reports/LAB-similarity.html)")
+    p.add_argument("--json", metavar="FILE", help="also write the report as JSON ('-': JSON on stdout instead of the table)")
+    p.set_defaults(handler=cmd_similarity)
 
     from autograder.quiz.commands import register as register_quiz
 
