@@ -151,15 +151,20 @@ class _Scanner:
                 self.flags.add(f"tamper: patches {target}.{attr}")
 
 
-def scan_source(sources: list[str]) -> list[str]:
-    """Flags for a list of Python sources (notebook code cells after IPython's magic transform)."""
+def scan_source(sources: list[str], check=None) -> list[str]:
+    """Flags for a list of Python sources (notebook code cells after IPython's magic transform); `check`
+    is called before each source and every 10,000 nodes (the engine's CPU budget raises from it)."""
     scanner = _Scanner()
     for source in sources:
+        if check:
+            check()
         try:
             tree = ast.parse(source)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue                 # the run reports the syntax error as a cell error
-        for node in ast.walk(tree):
+        for count, node in enumerate(ast.walk(tree), 1):
+            if check and count % 10_000 == 0:
+                check()
             visit = getattr(scanner, f"visit_{type(node).__name__}", None)
             if visit is not None:
                 visit(node)
