@@ -190,6 +190,18 @@ def test_static_scan_is_quiet_on_honest_code_and_names_tricks():
     ])
 
 
+def test_static_scan_flags_the_environment_reached_around_os_environ():
+    """Issue 36: the raw dict under os.environ, the C module's copy and /proc's environ files, however
+    named; honest uses of the environment stay quiet."""
+    flags = scan_source(["import os\nraw = os.environ._data", "from os import environ\nkeys = vars(environ)",
+                         "import posix\nfirst = posix.environ", "import glob\nglob.glob('/proc/[0-9]*/environ')"])
+    assert flags == ["env: names processes' environments (/proc/[0-9]*/environ)",
+                     "env: reads the raw environment (os.environ._data)", "env: reads the raw environment (posix.environ)",
+                     "env: reads the raw environment (vars(environ))"]
+    assert scan_source(["import os\nhome = os.environ.get('HOME', '/tmp')\ndata = {'_data': 1}\nx = data['_data']",
+                        "import os\nos.environ.setdefault('OMP_NUM_THREADS', '1')\nprint(open('/proc/cpuinfo').read(9))"]) == []
+
+
 def test_judge_fails_odd_child_data_without_crashing():
     task = SPEC.task("test_intensity")
     cases = [Case("a", (10, 5)), Case("b", (9, 3))]
