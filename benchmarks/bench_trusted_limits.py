@@ -32,7 +32,7 @@ def course(folder: Path) -> tuple[Path, object]:
     from autograder.spec import load_spec
 
     made = generate_course(folder)
-    return made, load_spec(made / "specs" / "toy_pipeline.py")
+    return made, load_spec(made / "solutions" / "toy-pipeline" / "spec.py")
 
 
 def notebook(made: Path, n: int, folder: Path) -> Path:
@@ -76,7 +76,7 @@ def under_load(n: int) -> None:
         print(f"| host | load average | analysis CPU s | analysis wall s | {budget:g} s of wall clock (before) | "
               f"{budget:g} s of CPU (now) |")
         print("|---|---:|---:|---:|---|---|")
-        for label, count in (("quiet", 0), (f"{2 * engine.usable_cores()} spinning processes", 2 * engine.usable_cores())):
+        for label, count in (("no spinners added", 0), (f"{2 * engine.usable_cores()} spinning processes", 2 * engine.usable_cores())):
             procs = spinners(count)
             try:
                 wall, cpu = time.monotonic(), time.thread_time()

@@ -23,6 +23,7 @@ STUDENT_SIDE = ("coursekit", "autograder", "labs")   # of the checkout; never so
 @dataclass
 class Limits:
     wall_s: float = 120
+    wall_stretch: float = 4       # on a loaded machine wall_s grows with the load per usable core, up to this
     cpu_s: float = 120
     memory_mb: int = 3072
     max_procs: int = 64           # per uid: each worker runs its children as its own uid
