@@ -1,8 +1,11 @@
 """The trusted side's size limits (docs/SANDBOX.md, Outcomes): seconds a worker spends on one notebook
 of N one-line statements, with the engine's limits and, in the same run, with them lifted (the
-engine as it was). Prints a markdown table; results in benchmarks/RESULTS.md.
+engine as it was). With --load: the analysis of one notebook of N extra cells (a small function each),
+quiet and beside two spinning processes per core, in CPU and wall-clock seconds, and the verdict of a
+30 s budget counted each way (issue 36). Prints a markdown table; results in benchmarks/RESULTS.md.
 
     python benchmarks/bench_trusted_limits.py [N ...]       (default 1000 19900 100000 300000)
+    python benchmarks/bench_trusted_limits.py --load [N]    (default 4700)
 """
 from __future__ import annotations
 
@@ -29,7 +32,7 @@ def course(folder: Path) -> tuple[Path, object]:
     from autograder.spec import load_spec
 
     made = generate_course(folder)
-    return made, load_spec(made / "specs" / "toy_pipeline.py")
+    return made, load_spec(made / "solutions" / "toy-pipeline" / "spec.py")
 
 
 def notebook(made: Path, n: int, folder: Path) -> Path:
@@ -45,6 +48,49 @@ def timed(path: Path, spec, analysis_s: float) -> tuple[str, float]:
         start = time.monotonic()
         result = pool.grade(path, spec, "bench", b"bench-secret")
         return result.status + (f" ({result.reason.split(':')[0]})" if result.reason else ""), time.monotonic() - start
+
+
+def spinners(count: int) -> list:
+    """`count` processes spinning on a core each, returned once each runs (each ends itself after 10 min)."""
+    import subprocess
+
+    spin = "import time\nprint('spinning', flush=True)\nend = time.monotonic() + 600\nwhile time.monotonic() < end:\n    pass"
+    procs = [subprocess.Popen([sys.executable, "-c", spin], stdout=subprocess.PIPE, text=True) for _ in range(count)]
+    for proc in procs:
+        proc.stdout.readline()
+    return procs
+
+
+def under_load(n: int) -> None:
+    import os
+
+    folder = Path(tempfile.mkdtemp(prefix="bench-trusted-"))
+    try:
+        made, spec = course(folder)
+        nb = nbformat.read(made / "labs" / "toy-pipeline" / "toy-pipeline.ipynb", as_version=4)
+        nb.cells += [nbformat.v4.new_code_cell(f"def f{i}(x):\n    y = x + {i}\n    return y * 2\nr{i} = f{i}(1)")
+                     for i in range(n)]
+        path = folder / "toy-pipeline.ipynb"
+        path.write_text(nbformat.writes(nb))
+        budget = Limits().analysis_s
+        print(f"| host | load average | analysis CPU s | analysis wall s | {budget:g} s of wall clock (before) | "
+              f"{budget:g} s of CPU (now) |")
+        print("|---|---:|---:|---:|---|---|")
+        for label, count in (("no spinners added", 0), (f"{2 * engine.usable_cores()} spinning processes", 2 * engine.usable_cores())):
+            procs = spinners(count)
+            try:
+                wall, cpu = time.monotonic(), time.thread_time()
+                engine.analyse(path, spec, 10**9)
+                wall, cpu = time.monotonic() - wall, time.thread_time() - cpu
+                load = os.getloadavg()[0]
+            finally:
+                for proc in procs:
+                    proc.kill()
+                    proc.wait()
+            verdict = lambda used: "analysed" if used <= budget else "failed (too slow to analyse)"  # noqa: E731
+            print(f"| {label} | {load:.1f} | {cpu:.2f} | {wall:.2f} | {verdict(wall)} | {verdict(cpu)} |", flush=True)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def main(sizes: list[int]) -> None:
@@ -69,4 +115,7 @@ def main(sizes: list[int]) -> None:
 
 
 if __name__ == "__main__":
-    main([int(a) for a in sys.argv[1:]] or [1000, 19900, 100000, 300000])
+    if sys.argv[1:2] == ["--load"]:
+        under_load(int(sys.argv[2]) if len(sys.argv) > 2 else 4700)
+    else:
+        main([int(a) for a in sys.argv[1:]] or [1000, 19900, 100000, 300000])

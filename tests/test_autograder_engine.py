@@ -190,6 +190,18 @@ def test_static_scan_is_quiet_on_honest_code_and_names_tricks():
     ])
 
 
+def test_static_scan_flags_the_environment_reached_around_os_environ():
+    """Issue 36: the raw dict under os.environ, the C module's copy and /proc's environ files, however
+    named; honest uses of the environment stay quiet."""
+    flags = scan_source(["import os\nraw = os.environ._data", "from os import environ\nkeys = vars(environ)",
+                         "import posix\nfirst = posix.environ", "import glob\nglob.glob('/proc/[0-9]*/environ')"])
+    assert flags == ["env: names processes' environments (/proc/[0-9]*/environ)",
+                     "env: reads the raw environment (os.environ._data)", "env: reads the raw environment (posix.environ)",
+                     "env: reads the raw environment (vars(environ))"]
+    assert scan_source(["import os\nhome = os.environ.get('HOME', '/tmp')\ndata = {'_data': 1}\nx = data['_data']",
+                        "import os\nos.environ.setdefault('OMP_NUM_THREADS', '1')\nprint(open('/proc/cpuinfo').read(9))"]) == []
+
+
 def test_judge_fails_odd_child_data_without_crashing():
     task = SPEC.task("test_intensity")
     cases = [Case("a", (10, 5)), Case("b", (9, 3))]
@@ -513,3 +525,16 @@ def test_a_labs_spec_module_counts_as_the_graders_own_code():
     assert call_watched(lambda x: spec.expected(x), (3,), {}, DEFAULT_FORBIDDEN) == \
         (6, "autograder_spec_0123456789ab.expected")
     assert call_watched(lambda x: 2 * x, (3,), {}, DEFAULT_FORBIDDEN) == (6, None)
+
+
+def test_the_child_wall_limit_stretches_with_load_up_to_its_cap():
+    """Issue 36: a child sharing its core gets the wall-clock time its CPU work takes there; cpu_s still
+    bounds the work, and the stretch has a cap. A timeout names the limit it met."""
+    from autograder.judge.engine import _failure_reason, child_wall_s
+
+    limits = Limits(wall_s=120, wall_stretch=4)
+    assert [child_wall_s(limits, load, cores=2) for load in (0.5, 2, 6, 40)] == [120, 120, 360, 480]
+    assert child_wall_s(Limits(wall_s=120, wall_stretch=1), 40, cores=2) == 120
+    assert _failure_reason({"timed_out": True}, limits) == "timeout: still running after 120 s (wall-clock limit)"
+    assert _failure_reason({"timed_out": True, "wall_limit_s": 360.0}, limits) == (
+        "timeout: still running after 360 s (wall-clock limit, 120 s stretched for the machine's load)")

@@ -97,3 +97,54 @@ def test_measured_allreduce_confirms_every_result(executed_notebooks):
     nb = executed_notebooks.get(SOLUTION)
     measured = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "measure")
     assert "every result checked: True" in "".join(o.get("text", "") for o in measured.outputs)
+
+
+def test_loopback_is_unusable_in_a_network_namespace_and_under_a_grader(monkeypatch):
+    """Binding 127.0.0.1 works in a network namespace whose loopback is down (only connecting fails), so
+    the measurement cell once waited 120 s there for workers that could never meet (issue 36)."""
+    import shutil
+    import subprocess
+    import sys
+
+    from coursekit.calc import collectives
+
+    monkeypatch.delenv("COURSE_GRADING", raising=False)
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    assert collectives.loopback_usable()                       # this machine's own loopback is up
+    monkeypatch.setenv("COURSE_GRADING", "1")
+    assert not collectives.loopback_usable()                   # a grader never measures
+    if shutil.which("unshare") is None:
+        pytest.skip("no unshare(1) to make a network namespace")
+    probe = "from coursekit.calc import collectives as c; print(c._free_port() > 0, c._loopback_up())"
+    done = subprocess.run(["unshare", "-n", sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT)
+    if done.returncode != 0 and "Operation not permitted" in done.stderr:
+        pytest.skip("unshare -n needs root here")
+    assert done.stdout.split() == ["True", "False"], done.stderr      # the bind works; lo is down
+
+
+@pytest.mark.slow
+def test_a_submission_that_runs_every_cell_is_graded_in_the_sandbox(tmp_path):
+    """An honest partial submission whose cell reads globals(): thinning then keeps every cell, the lab's
+    all-reduce measurement included, as nbgrader runs it. It is graded on its work (it once failed on the
+    120 s wall-clock limit, the measurement waiting for workers that could not connect: issue 36)."""
+    import nbformat
+
+    from autograder.judge.engine import grade_submission
+    from autograder.spec import load_spec
+
+    nb = nbformat.read(SOLUTION, as_version=4)
+    for cell in nb.cells:
+        grade_id = (cell.metadata.get("nbgrader") or {}).get("grade_id")
+        if grade_id == "impl_zero":
+            cell.source = "if 'math' not in globals():\n    import math\n\n" + cell.source
+        elif grade_id == "impl_ckpt":
+            cell.source = "def checkpoint_interval(checkpoint_seconds, gpu_mtbf_hours, n_gpus):\n    raise NotImplementedError"
+    path = tmp_path / f"{LAB}.ipynb"
+    nbformat.write(nb, path)
+    spec = load_spec(LAB)
+    result = grade_submission(path, spec, student_id="pat", secret=b"every-cell")
+    tasks = {t.grade_id: t for t in result.tasks}
+    assert result.status == "graded", result.reason
+    assert tasks["test_ckpt"].points == 0 and all(t.passed for g, t in tasks.items() if g != "test_ckpt")
+    assert result.score == spec.total_points - tasks["test_ckpt"].max_points
+    assert not [f for f in result.flags if f.startswith(("network", "fork"))], result.flags

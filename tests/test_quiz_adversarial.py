@@ -24,7 +24,8 @@ def _claims_alice(nb):
     nb.metadata["course_quiz"].update(student="alice", bank="m9-l1")
 
 
-# student -> (answers cell source, notebook edit, expected state, what the reason or score says)
+# student -> (answers cell source, or a function of the student's right answers giving it; notebook
+# edit; expected state; what the reason or score says)
 CASES = {
     "rebinder": ("import autograder.quiz.scoring as s\ns.score_answer = lambda *a: (True, None, '')\n"
                  f"answers = {WRONG}", None, "failed", "only `answers = {...}` is allowed"),
@@ -36,7 +37,10 @@ CASES = {
     "hoarder": ("answers = {1: '" + "A" * 30_000 + "'}", None, "failed", "answers cell too large"),
     "nester": ("answers = {1: " + "[" * 10 + "]" * 10 + "}", None, "failed", "nested deeper than"),
     "abyss": ("answers = {1: " + "[" * 5000 + "]" * 5000 + "}", None, "failed", "not valid Python"),
-    "longword": ("answers = {1: '" + "B" * 500 + "'}", None, "failed", "longer than 200 characters"),
+    # one bad entry costs only itself (issue 36): the other 14 right answers still score
+    "longword": (lambda right: f"answers = {({**right, 1: 'B' * 500})!r}", None, "graded", "14/15"),
+    "strayer": (lambda right: f"answers = {({**{k: v for k, v in right.items() if k != 2}, '²': right[2]})!r}",
+                None, "graded", "14/15"),
     "eraser": (None, _no_answers_cell, "failed", "missing answers cell"),
     "impostor": (None, _claims_alice, "graded", "scored on its own draw"),
     "badclock": (None, None, "graded", "timestamp"),
@@ -48,6 +52,7 @@ def graded(quiz_template, tmp_path_factory):
     course = copy_course(quiz_template, tmp_path_factory.mktemp("quiz-adv"))
     for student, (source, edit, _, _) in CASES.items():
         answers = answers_for("alice", 15) if student == "impostor" else answers_for(student, 15)
+        source = source(answers_for(student, 15)) if callable(source) else source
         hand_in(course, student, source, answers=answers, edit=edit,
                 timestamp="the day before yesterday, 25:61" if student == "badclock" else None)
     (course / "submitted" / "garbled" / QUIZ).mkdir(parents=True)
@@ -64,6 +69,10 @@ def test_each_case_ends_with_a_state_and_a_reason(graded, student):
     assert line.startswith(state), line
     if state == "failed":
         assert says in line and "0/15" in line
+    elif says == "14/15":
+        assert says in line, line
+        if student == "strayer":
+            assert "answers cell: key '²' is not a question number" in line, line
     elif student == "impostor":
         # Alice's right answers, metadata naming Alice and another bank: scored on the submitter's own draw.
         mine = student_questions("m9-module-test", "impostor", SECRET, BANKS)

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from autograder.quiz.answers import AnswersError, parse_answers, read_answers
+from autograder.quiz.answers import AnswersError, Unreadable, parse_answers, read_answers
 
 
 def test_a_plain_dict_with_comments_is_read():
@@ -21,19 +21,34 @@ def test_a_plain_dict_with_comments_is_read():
     ("answers = {1: __import__('os').getcwd()}", "not a plain dict of values"),
     ("answers = {1: f'{2 + 2}'}", "not a plain dict of values"),
     ("answers = ('A', 'B')", "is a tuple, not a dict"),
-    ("answers = {'first': 'A'}", "is not a question number"),
-    ("answers = {True: 'A'}", "is not a question number"),
     ("answers = {1: [[['A']]]}", "nested deeper than 3"),
     ("answers = {1: " + "(" * 400 + "1" + ")" * 400 + "}", "not valid Python"),
     ("answers = {" + ", ".join(f"{n}: 1" for n in range(1, 300)) + "}", "entries"),
     ("answers = {1: 'A' * 3}", "not a plain dict of values"),
-    ("answers = {1: '" + "x" * 201 + "'}", "longer than 200"),
     ("answers = {1: 1" + "0" * 20_000 + "}", "too large"),
     ("answers = {1: ", "not valid Python"),
 ])
 def test_anything_else_is_refused_with_a_reason(source, reason):
     with pytest.raises(AnswersError, match=re.escape(reason)):
         parse_answers(source)
+
+
+@pytest.mark.parametrize("source, reason, stray", [
+    ("answers = {1: 'A', 2: '" + "x" * 201 + "', 3: 'C'}", "an answer longer than 200 characters", []),
+    ("answers = {1: 'A', 2: [" + "'B', " * 27 + "], 3: 'C'}", "27 choices (at most 26)", []),
+    ("answers = {1: 'A', '²': 'B', 3: 'C'}", None, ["key '²' is not a question number"]),
+    ("answers = {1: 'A', 2.0: 'B', 'first': 'C', 3: 'C'}", None,
+     ["key 2.0 is not a question number", "key 'first' is not a question number"]),
+])
+def test_one_bad_entry_costs_only_itself(source, reason, stray):
+    """An answer over a limit stays in its slot as Unreadable; a key that is no question number is set
+    aside with its reason, never guessed; every other answer is read as written (issue 36)."""
+    answers = parse_answers(source)
+    assert answers[1] == "A" and answers[3] == "C" and answers.stray == stray
+    if reason is None:
+        assert 2 not in answers
+    else:
+        assert answers[2] == Unreadable(reason)
 
 
 def test_notebook_level_problems_name_the_problem(tmp_path):

@@ -1,6 +1,7 @@
 """The trusted side's own limits (issue 30): thinning, IPython transformation and the static scan run
 in the grader's process, so a notebook too large for them fails with a reason before they start, and
-their time on one notebook is bounded (Limits.analysis_s); the batch carries on either way."""
+their CPU time on one notebook is bounded (Limits.analysis_s, checked inside the work, the same verdict
+however busy the machine is: issue 36); the batch carries on either way."""
 from __future__ import annotations
 
 import csv
@@ -54,3 +55,75 @@ def test_the_trusted_analysis_has_a_time_budget(course, tmp_path):
         result = pool.grade(path, spec, "ada", b"secret")
     assert result.status == "failed" and result.reason.startswith("too slow to analyse"), result
     assert pool.worker_uids == []                                      # no student code ran
+
+
+def _many_cells(course, tmp_path, n: int):
+    """The toy lab with n extra cells of a small function each (issue 36 had 4,700): under every size limit."""
+    from autograder.spec import load_spec
+
+    path = tmp_path / NB
+    path.write_text(with_cells(course, *(f"def f{i}(x):\n    y = x + {i}\n    return y * 2\nr{i} = f{i}(1)"
+                                          for i in range(n))))
+    return path, load_spec(course / "solutions" / "toy-pipeline" / "spec.py")
+
+
+def test_the_budget_is_checked_inside_the_thinning_not_between_stages(course, tmp_path):
+    """A clock that gains a second at every reading: the budget of 20 "seconds" runs out after about 20
+    checks, raised from inside the thinning of a 300-cell notebook (it once ran 6 s past its limit,
+    being checked between stages only)."""
+    from autograder.judge.budget import Budget, OverBudget
+
+    path, spec = _many_cells(course, tmp_path, 300)
+    readings = iter(range(10**6))
+    budget = Budget(20, clock=lambda: float(next(readings)))
+    with pytest.raises(OverBudget, match="too slow to analyse.*20 s of CPU time") as raised:
+        with budget:
+            engine.read_job(path, spec, budget.check)
+    assert next(readings) < 30                                     # stopped at the first check past 20
+    assert "needed_code" in {entry.name for entry in raised.traceback}
+
+
+def _burners(count: int):
+    """`count` processes spinning on a core each (ended by the caller, and by themselves after 5 minutes),
+    returned once each has said it runs."""
+    import subprocess
+    import sys
+
+    spin = "import sys, time\nprint('spinning', flush=True)\nend = time.monotonic() + 300\nwhile time.monotonic() < end:\n    pass"
+    procs = [subprocess.Popen([sys.executable, "-c", spin], stdout=subprocess.PIPE, text=True) for _ in range(count)]
+    for proc in procs:
+        assert proc.stdout.readline().strip() == "spinning"
+    return procs
+
+
+@pytest.mark.slow
+def test_the_same_notebook_gets_the_same_verdict_on_a_quiet_and_a_busy_host(course, tmp_path):
+    """The analysis budget is CPU time of the analysing thread: with two spinning processes per core
+    beside it (the thread then gets a fraction of a core, and its wall-clock time grows several-fold),
+    a budget three times the notebook's CPU cost still analyses it, and one a quarter of it still
+    refuses it, as on the quiet host."""
+    import time
+
+    from autograder.judge.budget import OverBudget
+
+    path, spec = _many_cells(course, tmp_path, 800)
+    start = time.thread_time()
+    engine.analyse(path, spec, 10**9)
+    cost = time.thread_time() - start                              # this notebook's CPU cost, quiet
+
+    def verdict(cpu_s: float) -> str:
+        try:
+            engine.analyse(path, spec, cpu_s)
+        except OverBudget as refused:
+            return str(refused).split(":")[0]
+        return "analysed"
+
+    quiet = [verdict(3 * cost), verdict(cost / 4)]
+    procs = _burners(2 * engine.usable_cores())
+    try:
+        busy = [verdict(3 * cost), verdict(cost / 4)]
+    finally:
+        for proc in procs:
+            proc.kill()
+            proc.wait()
+    assert quiet == busy == ["analysed", "too slow to analyse"]

@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from autograder.judge.budget import Budget, OverBudget
 from autograder.judge.flags import scan_source
 from autograder.sandbox.protocol import (MALFORMED, OUT_OF_MEMORY, RESULT_BYTES, RESULT_TOO_LARGE, read_report,
                                          streamed_flags)
@@ -48,9 +49,6 @@ WORKER_START_S = 120
 
 class GraderError(RuntimeError):
     """The grader itself cannot work (spec, solution or worker problem): not the student's fault."""
-
-
-                                  # transformation, static scan); past it the submission fails
 
 
 # The trusted side's size limits on what it analyses (the largest solution notebook has 27 code cells,
@@ -143,10 +141,11 @@ def read_cells(notebook: Path, spec: LabSpec) -> list[tuple[int, str]]:
     return read_job(notebook, spec)[0]
 
 
-def read_job(notebook: Path, spec: LabSpec) -> tuple[list[tuple[int, str]], dict[str, int]]:
-    """(code cells to run, where each task's test cell stands); raise _Failed for anything not gradable."""
+def read_job(notebook: Path, spec: LabSpec, check=None) -> tuple[list[tuple[int, str]], dict[str, int]]:
+    """(code cells to run, where each task's test cell stands); raise _Failed for anything not gradable.
+    `check` is called as the thinning goes (a Budget's, which raises OverBudget)."""
     data = parse_notebook(read_submission(notebook))
-    cells = notebook_cells(data, spec)
+    cells = notebook_cells(data, spec, check)
     return cells, task_positions(data, spec)
 
 
@@ -157,7 +156,7 @@ def task_positions(data: dict, spec: LabSpec) -> dict[str, int]:
             if nbgrader_meta(cell).get("grade_id") in wanted}
 
 
-def notebook_cells(data: Any, spec: LabSpec) -> list[tuple[int, str]]:
+def notebook_cells(data: Any, spec: LabSpec, check=None) -> list[tuple[int, str]]:
     if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
         raise _Failed("not a notebook: no list of cells (is this an .ipynb file?)")
     if data.get("nbformat") != 4:
@@ -194,22 +193,26 @@ def notebook_cells(data: Any, spec: LabSpec) -> list[tuple[int, str]]:
     if chars > MAX_CODE_CHARS or lines > MAX_CODE_LINES:
         raise _Failed(f"too large to grade: {chars:,} characters in {lines:,} lines of code (limits "
                       f"{MAX_CODE_CHARS:,} and {MAX_CODE_LINES:,}); the grader analyses no more")
-    return thin(cells, spec.solution_path(), {task.function for task in spec.tasks})
+    return thin(cells, spec.solution_path(), {task.function for task in spec.tasks}, check)
 
 
-def _analysed(cells: list[tuple[int, str]], deadline: float, limit: float) -> list[str]:
-    """Each kept cell as the Python IPython runs, checking the trusted side's time budget between cells."""
+def analyse(notebook: Path, spec: LabSpec, cpu_s: float) -> tuple[list[tuple[int, str]], dict[str, int], list[str]]:
+    """(cells to run, test cell places, static flags): the trusted side's own work on one notebook, within
+    `cpu_s` CPU seconds of this thread, checked as it goes (autograder/judge/budget.py); raise _Failed
+    for a notebook that cannot be graded and OverBudget past the budget."""
+    budget = Budget(cpu_s)
+    with budget:
+        cells, positions = read_job(notebook, spec, budget.check)
+        return cells, positions, scan_source(_analysed(cells, budget.check), budget.check)
+
+
+def _analysed(cells: list[tuple[int, str]], check) -> list[str]:
+    """Each kept cell as the Python IPython runs, checking the trusted side's budget before each."""
     sources = []
     for _, source in cells:
-        _in_time(deadline, limit)
+        check()
         sources.append(_python(source))
     return sources
-
-
-def _in_time(deadline: float, limit: float) -> None:
-    if time.monotonic() > deadline:
-        raise _Failed(f"too slow to analyse: the grader's own work on this notebook (thinning, IPython "
-                      f"transformation, static scan) took more than {limit:g} s")
 
 
 def _python(source: str) -> str:
@@ -328,7 +331,9 @@ def _memory_full(reply: dict, limits: Limits) -> bool:
 
 def _failure_reason(reply: dict, limits: Limits) -> str | None:
     if reply.get("timed_out"):
-        return f"timeout: still running after {limits.wall_s:g} s (wall-clock limit)"
+        limit = reply.get("wall_limit_s", limits.wall_s)
+        stretched = f", {limits.wall_s:g} s stretched for the machine's load" if limit > limits.wall_s else ""
+        return f"timeout: still running after {limit:.0f} s (wall-clock limit{stretched})"
     if reply.get("output_exceeded"):
         return f"output too large: more than {limits.output_kb} KB printed"
     sig = reply.get("signal")
@@ -412,6 +417,18 @@ UNCONFINED = (
     "--unconfined to grade anyway, knowingly (docs/SANDBOX.md)")
 
 
+def child_wall_s(limits: Limits, load: float | None = None, cores: int | None = None) -> float:
+    """The child's wall-clock limit now: `wall_s` stretched by the 1-minute load average per usable core,
+    up to `wall_stretch`. A child sharing its core gets the wall-clock time its CPU work takes there (Lab 5
+    with every cell run: 17 CPU s took 67 s at load 10 on 2 cores), while `cpu_s` still bounds the work
+    and a child that only waits is still stopped (issue 36)."""
+    try:
+        load = os.getloadavg()[0] if load is None else load
+    except OSError:
+        load = 0.0
+    return limits.wall_s * min(max(1.0, load / (cores or usable_cores())), max(1.0, limits.wall_stretch))
+
+
 def _spec_ref(spec: LabSpec) -> str:
     """How a worker loads the same spec: by its file when it has one, else by lab id."""
     return spec.lab_id if spec.origin is None else spec.origin
@@ -489,14 +506,10 @@ class GradingPool:
         result = SubmissionResult(student_id, spec.lab_id, "failed", None,
                                   max_score=float(spec.total_points))
         try:
-            deadline = start + self.limits.analysis_s
-            cells, positions = read_job(notebook, spec)
-            _in_time(deadline, self.limits.analysis_s)
+            cells, positions, static = analyse(notebook, spec, self.limits.analysis_s)
             # hidden cases are this student's and this attempt's own: changed code draws new ones
             attempt = hashlib.sha256(json.dumps(cells).encode()).hexdigest()
             prepared = self._cases(spec, secret, f"{student_id}\0{attempt}")
-            static = scan_source(_analysed(cells, deadline, self.limits.analysis_s))
-            _in_time(deadline, self.limits.analysis_s)
             report, reply = self._run(notebook, spec, cells, prepared, positions)
             reason = _failure_reason(reply, self.limits)
             flags = set(static)
@@ -530,7 +543,7 @@ class GradingPool:
                             for task in spec.tasks]
             result.status = "graded"
             result.score = sum(t.points for t in result.tasks)
-        except _Failed as failure:
+        except (_Failed, OverBudget) as failure:
             result.status, result.reason, result.tasks, result.score = "failed", str(failure), [], 0.0
         except (RecursionError, MemoryError, ValueError, TypeError, KeyError) as error:
             # what a submission made the trusted side choke on is that submission's failure, not a crash
@@ -570,16 +583,18 @@ class GradingPool:
                 worker = _WorkerProcess(self._spawner, self._jobs / "home")
                 with self._lock:
                     self._uids.add(worker.uid)
+            wall_s = child_wall_s(limits)
             request = {"job": str(job_path), "result": str(result_path), "spec": _spec_ref(spec),
-                       "wall_s": limits.wall_s, "output_bytes": limits.output_kb * 1024}
+                       "wall_s": wall_s, "output_bytes": limits.output_kb * 1024}
             try:
-                reply = worker.run(request, limits.wall_s + 60)
+                reply = worker.run(request, wall_s + 60)
             except GraderError:
                 kill_uid(worker.uid)            # the dead worker's children must not outlive it
                 worker = None
                 raise _Failed("crash: the grading worker died while running this notebook") from None
             if "error" in reply:
                 raise GraderError(f"grading worker failed on {notebook}: {reply['error']}")
+            reply["wall_limit_s"] = wall_s
             return read_report(result_path), reply
         finally:
             self._idle.put((index, worker))

@@ -26,6 +26,9 @@ INTROSPECTION = {"sys._getframe": "reads the caller's frames", "inspect.stack": 
                  "gc.get_referrers": "scans the heap", "sys.settrace": "installs a tracer",
                  "sys.setprofile": "installs a profiler", "sys.addaudithook": "installs an audit hook",
                  "ctypes.CDLL": "loads native code", "ctypes.cdll": "loads native code"}
+# The environment reached around os.environ's methods: its raw dict, the C module's copy, a process's file.
+RAW_ENVIRON = {"posix.environ", "nt.environ", "_posix.environ"}
+PROC_ENVIRON = re.compile(r"/proc/.*environ")
 TRANSFORMER_ATTRS = {"input_transformers_cleanup", "input_transformers_post", "ast_transformers",
                      "input_transformer_manager", "register_magic_function", "register_transformer"}
 
@@ -114,6 +117,14 @@ class _Scanner:
     def visit_Constant(self, node: ast.Constant) -> None:
         if isinstance(node.value, str) and HIDDEN_WORDS.search(node.value):
             self.flags.add(f"files: names a protected path ({HIDDEN_WORDS.search(node.value).group(0)})")
+        if isinstance(node.value, str) and PROC_ENVIRON.search(node.value):
+            self.flags.add(f"env: names processes' environments ({PROC_ENVIRON.search(node.value).group(0)[:40]})")
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        name = dotted(node)
+        if name in RAW_ENVIRON or node.attr in ("_data", "__dict__") and \
+                dotted(node.value).split(".")[-1] in ("environ", "environb"):
+            self.flags.add(f"env: reads the raw environment ({name})")
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
         if dotted(node.value) == "os.environ":
@@ -144,6 +155,8 @@ class _Scanner:
         if name in {"os.environ.items", "os.environ.keys", "os.environ.copy", "dict"} and \
                 (name != "dict" or (node.args and dotted(node.args[0]) == "os.environ")):
             self.flags.add("env: lists the environment")
+        if name == "vars" and node.args and dotted(node.args[0]).split(".")[-1] in ("environ", "environb"):
+            self.flags.add(f"env: reads the raw environment (vars({dotted(node.args[0])}))")
         if name in {"setattr", "delattr"} and node.args:
             target = dotted(node.args[0])
             attr = node.args[1].value if len(node.args) > 1 and isinstance(node.args[1], ast.Constant) else "?"
@@ -151,15 +164,20 @@ class _Scanner:
                 self.flags.add(f"tamper: patches {target}.{attr}")
 
 
-def scan_source(sources: list[str]) -> list[str]:
-    """Flags for a list of Python sources (notebook code cells after IPython's magic transform)."""
+def scan_source(sources: list[str], check=None) -> list[str]:
+    """Flags for a list of Python sources (notebook code cells after IPython's magic transform); `check`
+    is called before each source and every 10,000 nodes (the engine's CPU budget raises from it)."""
     scanner = _Scanner()
     for source in sources:
+        if check:
+            check()
         try:
             tree = ast.parse(source)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue                 # the run reports the syntax error as a cell error
-        for node in ast.walk(tree):
+        for count, node in enumerate(ast.walk(tree), 1):
+            if check and count % 10_000 == 0:
+                check()
             visit = getattr(scanner, f"visit_{type(node).__name__}", None)
             if visit is not None:
                 visit(node)

@@ -20,6 +20,7 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
+from autograder.judge.budget import OverBudget
 from coursekit.checks.selfcheck import needed_code
 from coursekit.nbcells import is_answer_cell, locked_sources, nbgrader_meta
 
@@ -56,8 +57,9 @@ def _instructor_cells(solution: str, mtime_ns: int) -> frozenset[str]:
     return frozenset(found)
 
 
-def thin(cells: list[tuple[int, str]], solution: Path, functions: set[str]) -> list[tuple[int, str]]:
-    """The (cell index, source) pairs to run so that `functions` are defined as the whole notebook would."""
+def thin(cells: list[tuple[int, str]], solution: Path, functions: set[str], check=None) -> list[tuple[int, str]]:
+    """The (cell index, source) pairs to run so that `functions` are defined as the whole notebook would;
+    `check` is called as the analysis goes (the engine's CPU budget: OverBudget passes through)."""
     try:
         known = _instructor_cells(str(solution), solution.stat().st_mtime_ns)
     except OSError:
@@ -65,7 +67,9 @@ def thin(cells: list[tuple[int, str]], solution: Path, functions: set[str]) -> l
     as_cells = [{"cell_type": "code", "source": source, "metadata": {} if source in known else WHOLE}
                 for _, source in cells]
     try:
-        units = needed_code(as_cells, set(functions))
+        units = needed_code(as_cells, set(functions), check)
+    except OverBudget:
+        raise
     except Exception:               # noqa: BLE001 - hostile code (nesting, size) that cannot be analysed runs whole
         return cells
     kept: dict[int, list[str]] = {}

@@ -1,15 +1,18 @@
 """A quiz submission's answers, read as data: the answers cell is parsed, never executed.
 
 Limits keep a hostile cell from costing the grader time or memory: the cell's size, the nesting
-depth of the value, the number of entries and the length of each text. Whatever breaks a limit, or
-is not a plain literal dict, is refused with a reason that names the problem; the submission then
-fails with that reason instead of being guessed at.
+depth of the value, the number of entries and the length of each text. A cell that breaks a limit of
+the whole, or is not a plain literal dict, is refused with a reason that names the problem; the
+submission then fails with that reason instead of being guessed at. One bad entry costs only itself:
+an answer over the length limit is kept as `Unreadable` (its question scores 0 with the reason), and a
+key that is no question number is set aside in `Answers.stray` (never guessed to be one).
 """
 from __future__ import annotations
 
 import ast
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.quiz.assignment import META
@@ -23,6 +26,20 @@ MAX_TEXT = 200
 
 class AnswersError(ValueError):
     """The submission's answers cannot be read; the message is the reason the instructor sees."""
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """One answer that cannot be scored as written: its question scores 0 with `reason`."""
+    reason: str
+
+
+class Answers(dict):
+    """{question number: value}, plus `stray`: each key that is no question number, as shown to people."""
+
+    def __init__(self, *args, stray: list[str] = ()) -> None:
+        super().__init__(*args)
+        self.stray = list(stray)
 
 
 def read_answers(path: Path, base: Path | None = None) -> dict:
@@ -89,7 +106,15 @@ def parse_answers(source: str) -> dict:
         raise AnswersError(f"answers cell: `answers` is a {type(value).__name__}, not a dict")
     if len(value) > MAX_ENTRIES:
         raise AnswersError(f"answers cell: {len(value)} entries > {MAX_ENTRIES}")
-    return {_slot(key): _checked(item) for key, item in value.items()}
+    answers, stray = Answers(), []
+    for key, item in value.items():
+        slot = _slot(key)
+        if slot is None:
+            stray.append(_shown(key))
+        else:
+            answers[slot] = _checked(item)
+    answers.stray = stray
+    return answers
 
 
 def _depth(node: ast.AST, limit: int = MAX_DEPTH + 1) -> int:
@@ -102,19 +127,24 @@ def _depth(node: ast.AST, limit: int = MAX_DEPTH + 1) -> int:
     return 1 + max((_depth(c, limit - 1) for c in children), default=0)
 
 
-def _slot(key) -> int:
+def _slot(key) -> int | None:
     """A question number: an int, or text of the digits 0-9 ("3"); anything else (a Unicode digit
-    such as "³", a 400-digit number, a float) is refused, never guessed at."""
+    such as "³", a 400-digit number, a float) is None, never guessed at."""
     text = key.strip() if isinstance(key, str) else str(key) if isinstance(key, int) and not isinstance(key, bool) \
         and abs(key) < 10**6 else None
-    if text is None or not re.fullmatch(r"[0-9]{1,6}", text):
-        shown = repr(key)[:20] if not isinstance(key, int) or abs(key) < 10**20 else f"an integer of {len(str(abs(key)))} digits"
-        raise AnswersError(f"answers cell: key {shown} is not a question number")
-    return int(text)
+    return int(text) if text is not None and re.fullmatch(r"[0-9]{1,6}", text) else None
+
+
+def _shown(key) -> str:
+    """A stray key as the instructor and the student read it: "key '²' is not a question number"."""
+    shown = repr(key)[:20] if not isinstance(key, int) or abs(key) < 10**20 else f"an integer of {len(str(abs(key)))} digits"
+    return f"key {shown} is not a question number"
 
 
 def _checked(value):
     texts = value if isinstance(value, (list, tuple, set)) else [value]
-    if any(isinstance(t, str) and len(t) > MAX_TEXT for t in texts) or len(texts) > 26:
-        raise AnswersError(f"answers cell: an answer longer than {MAX_TEXT} characters")
+    if any(isinstance(t, str) and len(t) > MAX_TEXT for t in texts):
+        return Unreadable(f"an answer longer than {MAX_TEXT} characters")
+    if len(texts) > 26:
+        return Unreadable(f"{len(texts)} choices (at most 26)")
     return value

@@ -37,13 +37,17 @@ def score_submission(course: Course, spec: QuizSpec, sub: Submission, secret: by
         return failed_result(sub, spec, f"invalid notebook: its answers could not be read ({type(error).__name__})")
     questions = student_questions(spec.bank, sub.student_id, secret.decode(), spec.banks)
     tasks = []
+    # a key that is no question number costs only the answer it holds: said where a question has none
+    stray = f" (the answers cell's {'; '.join(answers.stray[:3])}, so its answer was not scored)" if answers.stray else ""
     for slot, (task, q) in enumerate(zip(spec.tasks, questions), 1):
         correct, _, note = score_answer(q, answers.get(slot))
         verdict = "right" if correct else ("wrong" if not note or note.startswith("Read ") else note)
+        message = f"{verdict}; {note}" if note.startswith("Read ") else verdict
         tasks.append(TaskResult(task.grade_id, task.points if correct else 0.0, task.points, correct,
-                                f"{verdict}; {note}" if note.startswith("Read ") else verdict))
+                                message + stray if slot not in answers else message))
     extra = sorted(k for k in answers if not 1 <= k <= len(spec.tasks))
     flags = [f"answers for questions that do not exist: {extra[:5]}"] if extra else []
+    flags += [f"answers cell: {problem}" for problem in answers.stray[:5]]
     flags += clock_flags(course, sub)
     score = sum(t.points for t in tasks)
     return SubmissionResult(sub.student_id, spec.lab_id, "graded", None, tasks, flags, score,

@@ -7,6 +7,8 @@ from coursekit.quiz.engine import Question, grade
 from coursekit.quiz.items import item_type
 from coursekit.quiz.numbers import Reading
 
+from autograder.quiz.answers import Unreadable
+
 
 def to_response(q: Question, answer: Any) -> Any:
     """A student's written answer as an engine response; ValueError says what format was expected."""
@@ -19,6 +21,8 @@ def score_answer(q: Question, answer: Any) -> tuple[bool, Any, str]:
     For a number typed as text the note says how it was read ("Read your answer as 730,000 ...")."""
     if answer is None:
         return False, None, "no answer"
+    if isinstance(answer, Unreadable):              # read as data, but over a limit (answers.py)
+        return False, None, f"unreadable answer: {answer.reason}"
     try:
         response = to_response(q, answer)
     except Exception as exc:            # noqa: BLE001 - a student's value never leaves the quiz pending

@@ -20,6 +20,9 @@ from autograder.sandbox.protocol import FLAGS_END, RESULT_TOO_LARGE
 from autograder.spec import Case, LabSpec
 
 ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
+# A process's environment as a file (its own or another's, a thread's too), and a glob reaching for them.
+PROC_ENVIRON = re.compile(r"/proc/[^/]+(?:/task/[^/]+)?/environ")
+PROC_ENVIRON_GLOB = re.compile(r"/proc/.*environ")
 STUDENT_FILE = "<ipython-input-"
 
 
@@ -103,6 +106,9 @@ class Observer:
             if module.startswith(("unittest", "numpy.testing", "torch.testing", "autograder", "coursekit.checks",
                                   "builtins")):
                 self.flags.add(f"tamper: patches {args[0].__name__}.{args[1]}")
+        elif event in ("glob.glob", "glob.glob/2") and args and isinstance(args[0], (str, bytes)) \
+                and PROC_ENVIRON_GLOB.search(os.fsdecode(args[0])):
+            self.flags.add(f"env: globs processes' environments ({os.fsdecode(args[0])[:60]})")
         elif event == "sys.setprofile" or event == "sys.settrace":
             if _from_student():
                 self.flags.add(f"introspection: installs a {event.split('set')[-1]} hook")
@@ -113,6 +119,8 @@ class Observer:
             return
         path = os.fsdecode(path)
         full = os.path.normpath(path if path.startswith("/") else os.path.join(self.workdir, path))
+        if PROC_ENVIRON.fullmatch(full):
+            self.flags.add(f"env: reads a process's environment ({full[:60]})")
         # The deepest matching rule wins: /root is hidden, but an interpreter kept under it is not.
         best, label = "", None
         for prefix, exact, name in self.hidden + self.keep:
@@ -163,7 +171,8 @@ def _from_student() -> bool:
 
 
 class WatchedEnviron(type(os.environ)):
-    """os.environ that notes when notebook code reads grading-looking variables or lists them all."""
+    """os.environ (and os.environb) that notes when notebook code reads grading-looking variables, lists
+    them all, or takes the raw dict underneath (`_data`, which no method of its own would see)."""
 
     observer: Observer | None = None
 
@@ -176,15 +185,39 @@ class WatchedEnviron(type(os.environ)):
             self.observer.flags.add("env: lists the environment")
         return super().__iter__()
 
+    @property
+    def _data(self):
+        # os's own methods read self._data on every call: only a read written in the notebook is flagged
+        if self.observer is not None and _caller_is_student():
+            self.observer.flags.add("env: reads the raw environment (os.environ._data)")
+        return self.__dict__["_raw"]
+
+    @_data.setter
+    def _data(self, data) -> None:
+        self.__dict__["_raw"] = data
+
     def _note(self, key) -> None:
+        if isinstance(key, bytes):
+            key = key.decode("utf-8", "replace")
         if self.observer is not None and isinstance(key, str) and GRADING_ENV.search(key) and _from_student():
             self.observer.flags.add(f"env: reads {key}")
 
 
+def _caller_is_student() -> bool:
+    """True when the code that made the access calling this helper's caller is the notebook's own."""
+    try:
+        return sys._getframe(2).f_code.co_filename.startswith(STUDENT_FILE)
+    except ValueError:
+        return False
+
+
 def _watch_environment() -> None:
-    environ = os.environ
+    environ, environb = os.environ, getattr(os, "environb", None)
     os.environ = WatchedEnviron(environ._data, environ.encodekey, environ.decodekey,
                                 environ.encodevalue, environ.decodevalue)
+    if environb is not None:                 # the same dict in bytes: watched the same way
+        os.environb = WatchedEnviron(environ._data, environb.encodekey, environb.decodekey,
+                                     environb.encodevalue, environb.decodevalue)
 
 
 def _plain_type(value: Any, observer: Observer, depth: int = 0) -> None:

@@ -23,6 +23,7 @@ STUDENT_SIDE = ("coursekit", "autograder", "labs")   # of the checkout; never so
 @dataclass
 class Limits:
     wall_s: float = 120
+    wall_stretch: float = 4       # on a loaded machine wall_s grows with the load per usable core, up to this
     cpu_s: float = 120
     memory_mb: int = 3072
     max_procs: int = 64           # per uid: each worker runs its children as its own uid
@@ -31,7 +32,8 @@ class Limits:
     isolate: bool = True          # False: no namespaces or uid drop (only to test the degraded mode)
     allowlist: bool = True        # False: the child sees the host minus the hidden paths (the fallback)
     scratch_mb: int = 256         # total a submission may write (its /tmp, /var/tmp and /dev/shm)
-    analysis_s: float = 30        # the trusted side's own work on one notebook (thinning, IPython
+    analysis_s: float = 30        # CPU seconds of the trusted side's own work on one notebook (thinning,
+                                  # IPython transformation, static scan); past it the submission fails
 
 
 def child_environment(workdir: str = WORKDIR) -> dict[str, str]:

@@ -21,13 +21,32 @@ def _free_port() -> int:
 
 
 def loopback_usable() -> bool:
-    """Whether local processes can meet on 127.0.0.1. Inside the grading sandbox's network namespace the
-    loopback is down, so the lab skips its measurement there instead of waiting for a timeout."""
+    """Whether local processes can meet on 127.0.0.1, so the lab measures, or skips its measurement instead
+    of waiting `measure_allreduce`'s 120 s for workers that can never meet. Never under a grader
+    (COURSE_GRADING, NBGRADER_EXECUTION): nothing graded reads a measurement, and the grading sandbox's
+    network namespace has its loopback down. Binding 127.0.0.1 still works there (only connecting fails),
+    so a bind alone said yes and the measurement cell timed out a submission (issue 36)."""
+    if os.environ.get("COURSE_GRADING") or os.environ.get("NBGRADER_EXECUTION"):
+        return False
     try:
         _free_port()
     except OSError:
         return False
-    return True
+    return _loopback_up()
+
+
+def _loopback_up() -> bool:
+    """Linux: the `lo` interface's IFF_UP flag, read without connecting (SIOCGIFFLAGS); elsewhere (no such
+    ioctl, or the interface named lo0) taken as up."""
+    try:
+        import fcntl
+        import struct
+
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            request = fcntl.ioctl(probe, 0x8913, struct.pack("256s", b"lo"))      # SIOCGIFFLAGS
+        return bool(struct.unpack_from("H", request, 16)[0] & 0x1)              # IFF_UP
+    except (ImportError, OSError):
+        return True
 
 
 def pick_backend(world_size: int) -> str:

@@ -119,6 +119,10 @@ def _names_of_code(code: str) -> tuple[set[str], set[str]]:
         return set(), set()
 
 
+def _nothing() -> None:
+    """needed_code's `tick` when nobody counts."""
+
+
 @dataclass
 class _Unit:
     cell: int                 # index in the notebook
@@ -127,7 +131,7 @@ class _Unit:
     always: bool = False                      # an answer cell, or code whose names cannot be told: run it
 
 
-def _units(index: int, cell: dict) -> list[_Unit]:
+def _units(index: int, cell: dict, tick=_nothing) -> list[_Unit]:
     """An answer cell whole; any other cell one top-level statement at a time (statements sharing a line
     stay together), so an import of pyplot or a timing loop beside a needed constant is not run."""
     from IPython.core.inputtransformer2 import TransformerManager
@@ -148,6 +152,7 @@ def _units(index: int, cell: dict) -> list[_Unit]:
             spans.append([first, node.end_lineno])
     units = []
     for first, last in spans:
+        tick()
         text = "".join(lines[first - 1:last])
         try:
             names = _names(text)
@@ -157,13 +162,20 @@ def _units(index: int, cell: dict) -> list[_Unit]:
     return units
 
 
-def needed_code(cells: list[dict], functions: set[str]) -> list[_Unit]:
+def needed_code(cells: list[dict], functions: set[str], tick=None) -> list[_Unit]:
     """What to run for `functions`, in notebook order: answer cells, and every statement binding a needed
-    name, where a needed statement's reads are needed too."""
-    units = [u for i, c in enumerate(cells) if c.get("cell_type") == "code" and not is_test_cell(c) for u in _units(i, c)]
+    name, where a needed statement's reads are needed too. `tick` is called as the analysis goes, once a
+    cell, statement and round (the grader's CPU budget raises from it)."""
+    tick = tick or _nothing
+    units = []
+    for i, c in enumerate(cells):
+        if c.get("cell_type") == "code" and not is_test_cell(c):
+            tick()
+            units += _units(i, c, tick)
     keep = {n for n, u in enumerate(units) if u.always}
     needed = set(functions)
     while True:
+        tick()
         for n in keep:
             needed |= units[n].names[1] if units[n].names else set()
         if DYNAMIC in needed:     # kept code reads names no analysis can tell (globals(), __main__, ...)

@@ -5,7 +5,7 @@ and the graded-quiz scorer (autograder/quiz/scoring.py) all call `read_number`, 
 read the same wherever it is typed. Accepted:
 - thousands separators ("36,500", "36 500", "1.234.567") and a decimal comma where it cannot be a
   thousands separator ("0,075", "2,5"); scientific notation ("3.2e9", "3.2 x 10^9"); digits of any
-  script ("٧٣٠");
+  script ("٧٣٠") and the Arabic decimal separator ("٧٣٠٫٥");
 - a currency sign ("$730", "US$ 1.5", "-$5") and the question's units, in any common spelling and
   any part of them ("140 GB", "1,250 per day", "$1,250 a day", "12 percent", "4 milliseconds");
 - scale words and suffixes (k, M, bn, T, thousand, million, billion, trillion): "$730k" or "730
@@ -48,6 +48,9 @@ SAME = {"dollar": "$", "usd": "$", "us$": "$", "buck": "$", "/": "per", "a": "pe
         "bn": "billion", "b": "byte"}
 PER_WORDS = {"daily": ["per", "day"], "yearly": ["per", "year"], "annually": ["per", "year"],
              "hourly": ["per", "h"], "monthly": ["per", "month"], "weekly": ["per", "week"]}
+
+
+ARABIC_DECIMAL = "\u066b"     # the Arabic decimal separator, read as "."
 
 
 class UnreadableNumber(ValueError):
@@ -138,6 +141,7 @@ def read_number(answer: Any, units: str = "") -> Reading:
     text = "".join(str(unicodedata.decimal(c)) if not c.isascii() and unicodedata.decimal(c, None) is not None else c
                    for c in raw)
     text = re.sub(r"[\u00a0\u202f\u2009\u2007]", " ", text).replace("\u2212", "-").replace("_", "")
+    text = _arabic_point(text, raw, units)
     match = NUMBER.fullmatch(text)
     if not match or (match["sign"] and match["sign2"]):
         raise UnreadableNumber(_advice(raw, units))
@@ -186,6 +190,15 @@ def _exponent(exp: str | None) -> str:
         return ""
     digits = re.search(r"([+-]?\d+)\s*$", exp).group(1)
     return f"e{digits}"
+
+
+def _arabic_point(text: str, raw: str, units: str) -> str:
+    """The Arabic decimal separator as ".": "٧٣٠٫٥" is 730.5. It is only ever the decimal point, so a
+    second one, a "." anywhere or a "," after it is refused rather than read as grouping."""
+    whole, point, frac = text.partition(ARABIC_DECIMAL)
+    if point and (ARABIC_DECIMAL in frac or "." in text or "," in frac):
+        raise UnreadableNumber(_advice(raw, units))
+    return f"{whole}.{frac}" if point else text
 
 
 def _grouped(digits: str, sep: str) -> bool:

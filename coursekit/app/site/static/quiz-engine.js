@@ -184,6 +184,19 @@
     return "e" + /([+-]?\d+)[ \t\n\r\f\v]*$/.exec(exp)[1];
   }
 
+  const ARABIC_DECIMAL = "\u066b";
+
+  function arabicPoint(text, raw, units) {
+    /* The Arabic decimal separator as ".", only ever a decimal point (numbers.py _arabic_point). */
+    const at = text.indexOf(ARABIC_DECIMAL);
+    if (at < 0) return text;
+    const whole = text.slice(0, at), frac = text.slice(at + 1);
+    if (frac.includes(ARABIC_DECIMAL) || text.includes(".") || frac.includes(",")) {
+      throw new UnreadableNumber(advice(raw, units));
+    }
+    return whole + "." + frac;
+  }
+
   function grouped(digits, sep) {
     const s = sep === "." ? "\\." : sep;
     return new RegExp("^[1-9]\\d{0,2}(?:" + s + "\\d{3})+$").test(digits);
@@ -244,7 +257,8 @@
     if (length > MAX_CHARS) {
       throw new UnreadableNumber(`Could not read an answer of ${length} characters as a number; type at most ${MAX_CHARS}.`);
     }
-    const text = toAsciiDigits(raw).replace(/[\u00a0\u202f\u2009\u2007]/g, " ").replaceAll("\u2212", "-").replaceAll("_", "");
+    const text = arabicPoint(toAsciiDigits(raw).replace(/[\u00a0\u202f\u2009\u2007]/g, " ").replaceAll("\u2212", "-")
+      .replaceAll("_", ""), raw, units);
     const match = NUMBER.exec(text);
     if (!match || (match[1] && match[3])) throw new UnreadableNumber(advice(raw, units));
     const [, sign, cur, sign2, num, exp, restRaw] = match;
