@@ -21,7 +21,7 @@ from coursekit.calc.serving_cost import cost_per_million_tokens
 # source: Kwon et al. 2023 (SOSP, arXiv:2309.06180), Figure 2: in the earlier systems they profiled
 # (Orca, reimplemented with three reservation policies) only 20.4% to 38.2% of the KV-cache memory held token states.
 EARLIER_SYSTEMS_KV_USED = (0.204, 0.382)
-# source: Kwon et al. 2023, section 7 (vLLM's default): 16 tokens per KV block.
+# source: Kwon et al. 2023, section 7.2 (the block-size ablation): vLLM's default block holds 16 tokens.
 VLLM_BLOCK_TOKENS = 16
 
 
