@@ -33,7 +33,7 @@ SOURCES = {
         "Useful framing and chip survey, but several figures are off (a revenue example 1,000x too large, "
         "an A100 ratio from a rounded bandwidth, a KV-cache size that ignores grouped-query attention) and "
         "vendor claims are repeated as facts. Check every number.",
-        ("m1", "m2", "m3", "m4"),
+        ("m1", "m2", "m3", "m4", "m6"),
     ),
     "000": Source(
         "000", "the co-design textbook section",
@@ -42,7 +42,7 @@ SOURCES = {
         "Good on the ideas (inference-aware scaling, MoE, cascades), weaker on facts: it mislabels "
         "DeepSeek-V3 as \"V4\", cites a model and a paper we could not find, and states a cascade saving "
         "that holds only for some prices.",
-        ("m5", "m4"),
+        ("m5", "m4", "m6"),
     ),
     "001": Source(
         "001", "Spuler's blog post",
@@ -51,7 +51,7 @@ SOURCES = {
         "inference; it feeds Modules 1 and 3.",
         "A broad, readable overview with few numbers; one technical claim (decode-time FFNs as "
         "compute-bound) is wrong at ordinary batch sizes.",
-        ("m1", "m2", "m3"),
+        ("m1", "m2", "m3", "m6"),
     ),
     "002": Source(
         "002", "the Whetstone Forum thread",

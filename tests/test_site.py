@@ -403,7 +403,10 @@ def test_every_internal_link_and_anchor_resolves(site):
 def test_lessons_lead_to_their_lab_page(site):
     """A module's last lesson ends "Next: Lab N": on the site, that link opens the lab's page."""
     for module in site_modules(ROOT)[:-1]:
-        lab = next(p for p in module.pages if p.startswith("labs/"))
+        labs = [p for p in module.pages if p.startswith("labs/")]
+        if not labs:            # a module whose lab is not released yet (Module 6) ends at its module test
+            continue
+        lab = labs[0]
         last_lesson = [p for p in module.pages if p.startswith("course/") and "module-test" not in p][-1]
         refs = parsed(site / html_path(last_lesson)).refs
         assert f"../../{html_path(lab)}" in refs, (last_lesson, [r for r in refs if "lab" in r])

@@ -1,0 +1,162 @@
+"""Module 6 formulas (coursekit/calc/serving.py) and the scheduler simulation (serving_sim.py) against
+hand-checkable cases, the course's other calculators and the behaviour the serving papers report."""
+from __future__ import annotations
+
+import pytest
+
+from coursekit import hardware
+from coursekit.calc import kvcache, memory, roofline, serving, serving_cost, speculative
+from coursekit.calc import serving_sim as sim
+
+H100 = hardware.H100_SXM.name
+
+
+# ---- metrics ----------------------------------------------------------------------------------
+
+def test_tpot_goodput_and_percentile_by_hand():
+    assert serving.tpot(2.0, 0.5, 16) == pytest.approx(0.1)        # 15 gaps after the first token
+    assert serving.tpot(0.3, 0.3, 1) == 0.0
+    with pytest.raises(ValueError, match="serving.py"):
+        serving.tpot(0.1, 0.3, 4)
+    recs = [{"ttft_s": 0.2, "tpot_s": 0.02}, {"ttft_s": 0.9, "tpot_s": 0.02}, {"ttft_s": 0.2, "tpot_s": 0.08}]
+    assert serving.goodput(recs, 10.0, 0.5, 0.05) == pytest.approx(0.1)      # one of three meets both
+    assert serving.slo_attainment(recs, 1.0, 0.1) == 1.0
+    assert serving.percentile(list(range(1, 101)), 99) == 99 and serving.percentile([3, 1, 2], 50) == 2
+
+
+# ---- two workloads on one chip ------------------------------------------------------------------
+
+def test_prefill_is_compute_bound_and_decode_is_not():
+    ridge = roofline.chip_ridge_point(H100)
+    assert serving.prefill_intensity("Llama 3 8B", 2048) > ridge > 100 * serving.decode_intensity("Llama 3 8B", 1, 2048)
+    assert serving.decode_intensity("Llama 3 8B", 1, 2048) == pytest.approx(1, rel=0.1)   # about 1 FLOP/byte
+    p = serving.prompt_at_ridge("Llama 3 8B", H100)
+    assert serving.prefill_intensity("Llama 3 8B", p) >= ridge > serving.prefill_intensity("Llama 3 8B", p - 1)
+
+
+def test_decode_reaches_the_ridge_only_when_the_kv_reads_allow():
+    # Llama 3 8B at 1,024 tokens: each sequence's KV reads cap intensity below the H100's ridge
+    assert roofline.decode_intensity_limit("Llama 3 8B", 1024) < roofline.chip_ridge_point(H100)
+    assert serving.decode_batch_at_ridge("Llama 3 8B", H100, 1024) is None
+    b = serving.decode_batch_at_ridge("Llama 2 70B", H100, 1024)
+    assert b is not None and serving.decode_intensity("Llama 2 70B", b, 1024) >= roofline.chip_ridge_point(H100)
+    assert serving.decode_intensity("Llama 2 70B", b - 1, 1024) < roofline.chip_ridge_point(H100)
+
+
+# ---- memory ---------------------------------------------------------------------------------------
+
+def test_blocks_agree_with_module_3_and_4_calculators():
+    block = serving.kv_block_bytes("Llama 3 8B", 16)
+    assert block == 16 * kvcache.model_kv_bytes_per_token("Llama 3 8B")
+    free = serving.kv_blocks_free("Llama 3 8B", H100)
+    usable = 80e9 * 0.9 - memory.model_weight_bytes("Llama 3 8B")
+    assert free == int(usable // block)
+    # sessions from blocks match users_per_replica within one session (a block boundary)
+    sessions = free // kvcache.blocks_needed(4096, 16)
+    assert abs(sessions - memory.users_per_replica("Llama 3 8B", H100, 4096)) <= 1
+    assert serving.kv_blocks_free("Llama 2 70B", H100) == 0          # 140 GB of weights on one 80 GB chip
+
+
+def test_waste_reservation_and_prefix_sharing():
+    assert serving.earlier_systems_waste() == pytest.approx((0.618, 0.796))
+    r = serving.reservation_breakdown([100, 300], [50, 50], 2048)
+    assert r["used"] == pytest.approx(500 / 4096) and r["used"] + r["reserved_unused"] == pytest.approx(1)
+    assert serving.paged_waste_fraction([17, 32], 16) == pytest.approx(15 / 64)
+    shared = serving.prefix_sharing_blocks(10, 1000, 200, 16)
+    # 1,000 prefix tokens = 62 full blocks shared; 75 blocks per request alone
+    assert (shared["without"], shared["with"]) == (750, 62 + 10 * 13)
+    assert serving.prefix_sharing_blocks(1, 1000, 200, 16)["saved_fraction"] == 0
+
+
+def test_what_runs_out_first():
+    assert serving.runs_out_first("Llama 2 70B", H100, 4096)["first"] == "weights"
+    two = serving.runs_out_first("Llama 2 70B", H100, 4096, n_chips=2)
+    assert two["first"] == "KV blocks" and two["sessions"] == memory.users_per_replica("Llama 2 70B", H100, 4096, 2)
+
+
+# ---- preemption, speculation, cost ----------------------------------------------------------------
+
+def test_swap_is_twice_a_one_way_transfer_and_recompute_is_a_prefill():
+    assert serving.swap_seconds("Llama 3 8B", 2048, 32) == pytest.approx(2 * roofline.kv_transfer_seconds("Llama 3 8B", 2048, 32))
+    assert serving.recompute_seconds("Llama 3 8B", H100, 2048) == pytest.approx(roofline.prefill_seconds("Llama 3 8B", H100, 1, 2048))
+
+
+def test_step_seconds_is_the_decode_roofline_for_one_token():
+    for batch in (1, 64, 512):
+        assert serving.step_seconds("Llama 2 70B", H100, batch, 2048, 1, 1) == pytest.approx(
+            roofline.decode_seconds("Llama 2 70B", H100, batch, 2048))
+
+
+def test_speculation_pays_at_batch_one_and_fades_with_batch():
+    at = lambda b: serving.speculative_speedup_in_batch("Llama 2 70B", "Llama 2 7B", H100, b, 1024, 0.8, 4, n_chips=2)
+    assert at(1) > 2 and at(1) < speculative.expected_tokens_per_step(0.8, 4)
+    gains = [at(b) for b in (1, 16, 128, 512)]
+    assert gains == sorted(gains, reverse=True) and gains[-1] < 1
+
+
+def test_cost_at_slo_is_module_4s_price_at_the_largest_batch_that_meets_it():
+    got = serving.cost_at_slo("Llama 2 70B", H100, 2048, 0.05, 6.88, 0.6, n_chips=4)
+    b = got["batch"]
+    assert serving.step_seconds("Llama 2 70B", H100, b, 2048, 1, 4) <= 0.05
+    assert b == memory.users_per_replica("Llama 2 70B", H100, 2048, 4) or \
+        serving.step_seconds("Llama 2 70B", H100, b + 1, 2048, 1, 4) > 0.05
+    assert got["cost_per_million"] == pytest.approx(serving_cost.cost_per_million_tokens(4 * 6.88, got["tokens_per_s"], 0.6))
+    tighter = serving.cost_per_million_at_slo("Llama 2 70B", H100, 2048, 0.02, 6.88, 0.6, n_chips=4)
+    assert tighter > got["cost_per_million"]
+    with pytest.raises(ValueError, match="cannot meet"):
+        serving.cost_at_slo("Llama 2 70B", H100, 2048, 0.001, 6.88, 0.6, n_chips=4)
+
+
+# ---- the scheduler ------------------------------------------------------------------------------
+
+def R(rid, t, p, o):
+    return sim.Request(rid, t, p, o)
+
+
+def test_one_request_by_hand():
+    cost = sim.StepCost(base_s=0.01, per_seq_s=0.0, prefill_token_s=0.001)
+    out = sim.simulate([R(0, 0.0, 100, 3)], cost)
+    rec = out["records"][0]
+    assert rec["ttft_s"] == pytest.approx(0.11)                 # one prefill step yields the first token
+    assert rec["e2e_s"] == pytest.approx(0.13) and rec["tpot_s"] == pytest.approx(0.01)
+    assert out["steps"] == 3
+
+
+def test_chunked_prefill_bounds_the_stall_a_long_prompt_causes():
+    cost = sim.StepCost(base_s=0.01, per_seq_s=0.0, prefill_token_s=0.0001)
+    trace = [R(0, 0.0, 10, 50), R(1, 0.1, 4000, 5)]
+    whole = sim.simulate(trace, cost, max_batch=4)["records"]
+    chunked = sim.simulate(trace, cost, max_batch=4, token_budget=512)["records"]
+    assert whole[0]["worst_gap_s"] == pytest.approx(0.01 + 0.4)          # the whole 4,000-token prompt in one step
+    assert chunked[0]["worst_gap_s"] == pytest.approx(0.01 + 511 * 0.0001)
+    assert chunked[1]["ttft_s"] > whole[1]["ttft_s"]                     # the long prompt waits longer
+
+
+def test_block_budget_admits_preempts_and_never_exceeds():
+    trace = sim.make_trace(80, seed=3, rate_per_s=50, prompt_range=(32, 200), mean_output=100, max_output=300)
+    free = sim.simulate(trace, sim.StepCost(), max_batch=32)
+    tight = sim.simulate(trace, sim.StepCost(), max_batch=32, kv_blocks=120, block_tokens=16)
+    assert tight["preemptions"] > 0 and tight["peak_blocks"] <= 120
+    assert len(tight["records"]) == len(trace)                            # nobody starves
+    assert tight["tokens_per_s"] < free["tokens_per_s"]
+    with pytest.raises(ValueError, match="needs more than all"):
+        sim.simulate([R(0, 0, 500, 10)], sim.StepCost(), kv_blocks=10, block_tokens=16)
+
+
+def test_continuous_beats_static_throughput_like_module_3():
+    from coursekit.calc import batching
+
+    trace = sim.make_trace(150, seed=0, rate_per_s=20)
+    ours = sim.simulate(trace, sim.StepCost(), max_batch=16)
+    static = batching.simulate(trace, "static", 16)
+    assert ours["tokens_per_s"] > static["tokens_per_s"]
+
+
+def test_disaggregation_removes_prefill_interference_from_decode():
+    cost = sim.step_cost_for("Llama 3 8B", H100, 1024)
+    trace = sim.make_trace(200, seed=1, rate_per_s=6, prompt_range=(1024, 4096), mean_output=64)
+    colocated = [rec for part in sim.split_trace(trace, 2) for rec in sim.simulate(part, cost, 32)["records"]]
+    split = sim.simulate_disaggregated(trace, cost, 32, transfer_s_per_token=0.0)["records"]
+    worst = lambda recs, key: serving.percentile([r[key] for r in recs], 99)
+    assert worst(split, "tpot_s") < worst(colocated, "tpot_s")
+    assert cost.base_s == pytest.approx(roofline.matmul_params("Llama 3 8B") * 2 / 3.35e12)
