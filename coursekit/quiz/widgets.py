@@ -206,7 +206,7 @@ class LessonQuizView:
             view.feedback.value = feedback_html(None, note=f"{exc} This did not count as a try.")
             return None
         if response is None:
-            view.feedback.value = feedback_html(None, note="Choose an answer first.")
+            view.feedback.value = feedback_html(None, note=view.kind.empty_note)
             return None
         outcome = grade(view.q, response)
         qid = view.q.id

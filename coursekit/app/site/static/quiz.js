@@ -296,7 +296,11 @@
         view.feedback.innerHTML = feedbackHtml(null, { note: `${err.message} This did not count as a try.` });
         return null;
       }
-      if (response === null) { view.feedback.innerHTML = feedbackHtml(null, { note: "Choose an answer first." }); return null; }
+      if (response === null) {    // a number box is typed in, not chosen from (ItemType.empty_note)
+        const note = view.item.type === "single" || view.item.type === "multi" ? "Choose an answer first." : "Type a number first.";
+        view.feedback.innerHTML = feedbackHtml(null, { note });
+        return null;
+      }
       const outcome = E.grade(view.item, view.variant, response);
       const id = view.item.id;
       this.tries[id] = (this.tries[id] || 0) + 1;
