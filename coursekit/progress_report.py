@@ -85,7 +85,8 @@ def _quiz_item(title: str, path: str, attempts: list[dict]) -> Item:
     if not finished:
         return Item(title, path, IN_PROGRESS, so_far)
     best = max(finished, key=lambda a: a.get("score", 0))
-    detail = (f"quiz {best.get('score', 0)}/{best.get('total', 0)} right on the first try"
+    # "done" means every question ended right; the first-try score is said apart, so it never reads as a pass mark
+    detail = (f"quiz: all answered right; {best.get('score', 0)} of {best.get('total', 0)} on the first try"
               f" (best of {_plural(len(attempts), 'attempt')})")
     if not progress.attempt_finished(latest):
         detail += f"; a new attempt is under way ({so_far.removeprefix('quiz: ')})"

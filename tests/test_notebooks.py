@@ -87,6 +87,8 @@ def test_start_page_links_every_lesson_lab_and_test():
         assert f"../work/{lab.parent.name}/{lab.name}" in text, f"start page does not link work/ for {lab}"
         assert f"course check work/{lab.parent.name}/{lab.name}" in text
     assert "../labs/" not in text and "course check labs/" not in text
+    # a self-paced learner is told where the worked solutions are, and to try first
+    assert "`solutions/<lab>/<lab>.ipynb` with File > Open from Path" in text and "Try each lab first" in text
 
 
 @pytest.mark.slow

@@ -44,7 +44,7 @@ def test_states_scores_and_shares(store):
                                 items={f"i{n}": {"response": n, "correct": n < 10} for n in range(15)})
     m1 = course_report(ROOT)[0]
     states = {i.title.split(":")[0]: (i.state, i.detail) for i in m1.items}
-    assert states["Lesson 1"] == (DONE, "quiz 1/2 right on the first try (best of 1 attempt)" + NO_EXERCISES)
+    assert states["Lesson 1"] == (DONE, "quiz: all answered right; 1 of 2 on the first try (best of 1 attempt)" + NO_EXERCISES)
     assert states["Lesson 2"] == (IN_PROGRESS, "quiz: 1 of 3 questions answered right" + NO_EXERCISES)
     assert states["Lesson 3"] == (NOT_STARTED, "quiz not answered yet" + NO_EXERCISES)
     assert states["Lab 1"] == (DONE, "all 5 visible tests passed at your best check")
@@ -64,7 +64,7 @@ def test_progress_never_goes_backwards(store):
     progress.record_quiz("m1-l1", module="m1", seed=2, shown=shown, item_id="a", response=0, correct=False)
     states = {i.title.split(":")[0]: (i.state, i.detail) for i in course_report(ROOT)[0].items}
     assert states["Lab 1"] == (IN_PROGRESS, "1 of 7 visible tests pass at your best check; your latest check: 0 of 7")
-    assert states["Lesson 1"] == (DONE, "quiz 2/2 right on the first try (best of 2 attempts); a new attempt is "
+    assert states["Lesson 1"] == (DONE, "quiz: all answered right; 2 of 2 on the first try (best of 2 attempts); a new attempt is "
                                         "under way (0 of 2 questions answered right)" + NO_EXERCISES)
     progress.record_lab_check("lab1-roofline", 7, 7)
     progress.record_lab_check("lab1-roofline", 0, 7)

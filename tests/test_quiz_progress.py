@@ -46,12 +46,12 @@ def test_records_persist_and_summarise(store):
     assert report["m1"]["labs"]["lab1-roofline"] == {"checks": 2, "latest": "5/5", "best": "5/5", "all_passed": True}
     assert report["m3"]["labs"]["lab3-kv-cache"]["all_passed"] is False
     text = progress_report.format_summary()
-    assert "quiz 1/2 right on the first try (best of 1 attempt)" in text
+    assert "quiz: all answered right; 1 of 2 on the first try (best of 1 attempt)" in text
     assert "passed: best 12/15 right, pass mark 80%" in text
     assert "(lab3-kv-cache): 1 of 4 visible tests pass" in text
     html = progress_report.progress_html()
     assert "course-progress-table" in html and "(lab1-roofline)</a></td><td>all 5 visible tests pass" in html
-    assert "quiz 1/2 right on the first try" in html
+    assert "all answered right; 1 of 2 on the first try" in html
 
 
 def test_summary_counts_questions_answered_in_the_latest_attempt(store):

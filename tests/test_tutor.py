@@ -58,6 +58,13 @@ def test_setup_writes_a_private_file_without_the_key(learner, tmp_path, monkeypa
     assert "sk-test" not in written.read_text() and oct(written.stat().st_mode & 0o777) == "0o600"
     config = load()
     assert (config.model, config.key(), config.source) == ("tiny", "sk-test-123", str(written))
+    capsys.readouterr()
+    assert course(["tutor", "status"]) == 0
+    assert "rate limit: none;" in capsys.readouterr().out       # not "none questions an hour"
+    assert course(["tutor", "setup", "--endpoint", "http://127.0.0.1:9/v1", "--model", "tiny", "--key-file", str(key),
+                   "--rate-per-hour", "12"]) == 0
+    capsys.readouterr()
+    assert course(["tutor", "status"]) == 0 and "rate limit: 12 questions an hour;" in capsys.readouterr().out
     assert course(["tutor", "off", LAB]) == 0 and load().off_for == (LAB,)
     assert course(["tutor", "on", LAB]) == 0 and load().off_for == ()
     assert course(["tutor", "setup", "--endpoint", "ftp://x", "--model", "m"]) == 2

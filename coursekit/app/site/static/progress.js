@@ -50,7 +50,7 @@
     const finished = attempts.filter(attemptFinished);
     if (!finished.length) return { title, path, state: IN_PROGRESS, detail: soFar };
     const best = maxBy(finished, (a) => a.score || 0);
-    let detail = `quiz ${best.score || 0}/${best.total || 0} right on the first try (best of ${plural(attempts.length, "attempt")})`;
+    let detail = `quiz: all answered right; ${best.score || 0} of ${best.total || 0} on the first try (best of ${plural(attempts.length, "attempt")})`;
     if (!attemptFinished(latest)) detail += `; a new attempt is under way (${soFar.slice("quiz: ".length)})`;
     return { title, path, state: DONE, detail };
   }
