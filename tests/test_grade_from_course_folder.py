@@ -37,3 +37,9 @@ def test_grade_in_the_course_folder_finds_it_and_reports_the_median(course):
     assert "median 3.5," in done.stdout, done.stdout
     assert "mean 2.83" in done.stdout and "min 0, max 5" in done.stdout, done.stdout
     assert sorted(p.name for p in (course / "autograded").iterdir() if not p.name.startswith(".")) == sorted(STUDENTS)
+    # a second hand-in replaces the first, and the collection says so
+    first = (course / "submitted" / "ann" / LAB / "timestamp.txt").read_text().strip()
+    again = write_folder(course, course.parent / "again", {"ann": {}})
+    said = autograder(course, "collect", str(again), "--lab", LAB).stdout
+    assert f"replaced  ann's earlier submission (timestamp {first}) <- ann.ipynb" in said, said
+    assert "1 collected (1 replacing an earlier submission)" in said, said
