@@ -8,7 +8,8 @@
   const MEANING = "What the scores mean: a lesson quiz counts the questions right on the first try (you may try "
     + "again until right); a module test counts the answers right when you submitted it, against its "
     + "pass mark; a lab counts the visible tests passing at your best check (`course check` or `check_here()`; "
-    + "hidden tests are graded by your instructor).";
+    + "in a class, your instructor grades with hidden tests as well; on your own, the visible tests are "
+    + "your check).";
   const MAX_PROBLEMS = 5;
   const SECTIONS = ["quizzes", "module_tests", "labs"];
 

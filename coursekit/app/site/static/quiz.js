@@ -478,7 +478,14 @@
       const store = loadStore();
       const base = document.documentElement.dataset.content_root || "";   // links relative to this page
       const notes = store.recovered.map((n) => `<p class="course-progress-note">Progress this browser could not read was kept aside as ${escapeHtml(n.backup)} (${escapeHtml(n.error)}).</p>`).join("");
-      table.innerHTML = notes + R.reportHtml(R.courseReport(outline, store), base);
+      // localStorage belongs to one address: the site opened from its folder and served over HTTP keep
+      // separate progress, and a learner who switched saw zero with no reason why
+      const empty = ["quizzes", "module_tests", "labs", "exercises"].every((k) => !Object.keys(store[k] || {}).length);
+      const where = `<p class="course-progress-where">${empty ? "Nothing is recorded at this address yet. " : ""}`
+        + "Progress is kept in this browser for this site's address only: the site opened from its folder and "
+        + "the same site served over HTTP (or from another address) each keep their own. To carry it over, "
+        + "export it there and import it here (the buttons on the start page).</p>";
+      table.innerHTML = notes + where + R.reportHtml(R.courseReport(outline, store), base);
     };
     root.replaceChildren(table);
     if (withTransfer) {
