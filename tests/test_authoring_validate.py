@@ -117,7 +117,7 @@ def test_validate_names_every_problem_of_a_broken_lab(tmp_path):
     found("draws", "test_halve", "two students get the same hidden cases")
     found("spec", "test_inverse", "hidden", "ZeroDivisionError")
     found("stubs", "test_square", "already passes")
-    found("wrong", "test_absolute", "wrong answer 1", "return x", "passes")
+    found("wrong", "test_absolute", "wrong answer 1", "return x", "passes", "algebraically equal")
     found("nbgrader", "test_scaled", "the grader says pass but plain nbgrader autograde says")
     found("leak", "-", "check_task(")
     found("current", "-", f"{LAB}.checks.json")

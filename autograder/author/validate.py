@@ -390,7 +390,9 @@ def validate(course: Course, lab: str, *, seeds: int = 20, log: Callable[[str], 
                     if result.status == "graded" and tasks[task.grade_id].passed:
                         first = wrong.strip().splitlines()[-1].strip()[:60]
                         report.add("wrong", task.grade_id, f"{label} ({first})", "this wrong answer passes",
-                                   "add a visible or hidden case it gets wrong, or tighten the task's compare")
+                                   "add a visible or hidden case it gets wrong, or tighten the task's compare; if "
+                                   "it is the right formula written another way (algebraically equal), take it "
+                                   "out of Task.wrong")
         report.numbers["grading"] = time.perf_counter() - timer
         spec = full
     return report
