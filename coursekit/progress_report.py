@@ -19,7 +19,7 @@ from .paths import WORK_FOLDER, course_root
 NOT_STARTED, IN_PROGRESS, DONE = "not started", "in progress", "done"
 MEANING = ("What the scores mean: a lesson quiz counts the questions right on the first try (you may try "
            "again until right); a module test counts the answers right when you submitted it, against its "
-           "pass mark; a lab counts the visible tests passing at your best check (`course check` or `check_here()`; "
+           "pass mark; a lab counts the tasks passing their visible tests at your best check (`course check` or `check_here()`; "
            "in a class, your instructor grades with hidden tests as well; on your own, the visible tests are "
            "your check).")
 
@@ -114,9 +114,9 @@ def lab_item(title: str, path: str, checks: list[dict]) -> Item:
     latest = "" if (last["passed"], last["total"]) == (best["passed"], best["total"]) else \
         f"; your latest check: {last['passed']} of {last['total']}"
     if best["total"] and best["passed"] == best["total"]:
-        return Item(title, path, DONE, f"all {best['total']} visible tests passed at your best check{latest}")
+        return Item(title, path, DONE, f"all {best['total']} tasks passed their visible tests at your best check{latest}")
     return Item(title, path, IN_PROGRESS,
-                f"{best['passed']} of {best['total']} visible tests pass at your best check{latest}")
+                f"{best['passed']} of {best['total']} tasks pass their visible tests at your best check{latest}")
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@
   const NOT_STARTED = "not started", IN_PROGRESS = "in progress", DONE = "done";
   const MEANING = "What the scores mean: a lesson quiz counts the questions right on the first try (you may try "
     + "again until right); a module test counts the answers right when you submitted it, against its "
-    + "pass mark; a lab counts the visible tests passing at your best check (`course check` or `check_here()`; "
+    + "pass mark; a lab counts the tasks passing their visible tests at your best check (`course check` or `check_here()`; "
     + "in a class, your instructor grades with hidden tests as well; on your own, the visible tests are "
     + "your check).";
   const MAX_PROBLEMS = 5;
@@ -72,9 +72,9 @@
     const latest = last.passed === best.passed && last.total === best.total ? ""
       : `; your latest check: ${last.passed} of ${last.total}`;
     if (best.total && best.passed === best.total) {
-      return { title, path, state: DONE, detail: `all ${best.total} visible tests passed at your best check${latest}` };
+      return { title, path, state: DONE, detail: `all ${best.total} tasks passed their visible tests at your best check${latest}` };
     }
-    return { title, path, state: IN_PROGRESS, detail: `${best.passed} of ${best.total} visible tests pass at your best check${latest}` };
+    return { title, path, state: IN_PROGRESS, detail: `${best.passed} of ${best.total} tasks pass their visible tests at your best check${latest}` };
   }
 
   function courseReport(outline, data) {
