@@ -40,6 +40,9 @@ def test_lesson_quiz_feedback_retry_score_and_progress(store):
     button.click()
     assert "course-quiz-incorrect" in first.feedback.value and "Try again" in first.feedback.value
     assert not button.disabled
+    button.click()          # a second wrong try shows the explanation: no bare "Try again" beside it
+    assert "Try again" not in first.feedback.value and "The explanation below works it through" in first.feedback.value
+    assert first.q.explanation.split()[0] in first.feedback.value
     first.set_response(first.q.correct_response())
     button.click()
     assert "course-quiz-correct" in first.feedback.value
@@ -53,8 +56,8 @@ def test_lesson_quiz_feedback_retry_score_and_progress(store):
     attempt = progress.quiz_attempts("m9-l1")[-1]
     assert attempt["seed"] == quiz.seed and attempt["shown"] == [q.q.id for q in view.questions]
     record = attempt["items"][first.q.id]
-    assert record == {"tries": 2, "first_correct": False, "correct": True,
-                      "responses": record["responses"]} and len(record["responses"]) == 2
+    assert record == {"tries": 3, "first_correct": False, "correct": True,
+                      "responses": record["responses"]} and len(record["responses"]) == 3
     assert attempt["score"] == 1 and attempt["total"] == 3
     assert progress.summary()["m9"]["quizzes"]["m9-l1"]["answered"] == 2
 

@@ -308,7 +308,11 @@
       const problem = this.record(id, outcome);
       let note = [view.readAs(), problem].filter(Boolean).join(" ");
       if (outcome.correct) { view.disable(); button.disabled = true; }
-      else note = ("Try again." + (note ? " " + note : "")).trim();
+      else {    // from the second try the explanation shows (widgets.py's AFTER_EXPLANATION)
+        const again = this.tries[id] < 2 ? "Try again."
+          : "The explanation below works it through: enter the answer it leads to, to finish the question.";
+        note = (again + (note ? " " + note : "")).trim();
+      }
       view.feedback.innerHTML = feedbackHtml(outcome, { explain: outcome.correct || this.tries[id] >= 2, note });
       this.updateScore();
       document.dispatchEvent(new CustomEvent("course-progress-changed"));
