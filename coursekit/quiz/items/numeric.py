@@ -22,7 +22,9 @@ def implausible(q: Question) -> list[str]:
     asks for is positive; an MFU above 100% (a run faster than its chips' peak) is impossible."""
     found = []
     if not math.isfinite(q.answer) or q.answer <= 0:
-        found.append(f"the computed answer {q.answer!r} is not a positive number")
+        found.append(f"the computed answer {q.answer!r} is not a positive number. Fix: check the answer's fn and "
+                     "its args (a scale of 0, a wrong parameter name, inputs that cancel); if the quantity can be 0 "
+                     "or negative, ask for a positive one (a saving rather than a cost, a size rather than a change)")
     elif "mfu" in q.item.id.split("-"):
         fraction = q.answer / 100 if q.item.units.strip() == "%" else q.answer
         if not 0 < fraction < 1:
