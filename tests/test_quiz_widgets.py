@@ -208,14 +208,19 @@ def test_finished_quiz_comes_back_after_restart_with_its_attempts():
 
 def test_submitted_module_test_shows_its_attempts_and_waits_for_start():
     first = show_module_test("m9", student="fay", root=GOOD)
-    for qv in first.view.questions:
+    for qv in first.view.questions[1:]:
         qv.set_response(qv.q.correct_response())
-    first.view.submit()
+    first.view.submit(force=True)                             # the first question left unanswered
+    given = [qv.feedback.value for qv in first.view.questions]
     again = show_module_test("m9", student="fay", root=GOOD)   # after a restart
-    history, start = again.box.children
+    history, start, review = again.box.children
     n = len(first.view.questions)
-    assert f"Attempt 1: {n}/{n} (100%), passed" in history.value and start.description == "Start attempt 2"
+    assert f"Attempt 1: {n - 1}/{n}" in history.value and start.description == "Start attempt 2"
+    # the submitted attempt's per-question feedback is back, as it was after submitting
+    assert review is again.review.box and [qv.feedback.value for qv in again.review.questions] == given
+    assert "Not answered." in given[0] and "course-quiz-correct" in given[1]
     assert again.view.box not in again.box.children           # no fresh draw at 0 until asked
+    assert progress.module_test_attempts("m9", again.bank.id, "fay")[-1]["attempt"] == 1   # the review records nothing
     start.click()
     assert again.view.box in again.box.children and again.attempt == 2
 
