@@ -5,6 +5,7 @@ it), never the package's checkout; `grade`'s summary states the batch's true med
 """
 from __future__ import annotations
 
+import csv
 import os
 import sys
 from pathlib import Path
@@ -37,6 +38,12 @@ def test_grade_in_the_course_folder_finds_it_and_reports_the_median(course):
     assert "median 3.5," in done.stdout, done.stdout
     assert "mean 2.83" in done.stdout and "min 0, max 5" in done.stdout, done.stdout
     assert sorted(p.name for p in (course / "autograded").iterdir() if not p.name.startswith(".")) == sorted(STUDENTS)
+    # plain `nbgrader export` with no roster: no id posing as a surname
+    done = subprocess.run([sys.executable, "-m", "nbgrader", "export", "--to", str(course.parent / "nb.csv")],
+                          cwd=course, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = list(csv.DictReader((course.parent / "nb.csv").open()))
+    assert {(r["student_id"], r["last_name"], r["first_name"]) for r in rows} == {(s, "", "") for s in STUDENTS}
     # a second hand-in replaces the first, and the collection says so
     first = (course / "submitted" / "ann" / LAB / "timestamp.txt").read_text().strip()
     again = write_folder(course, course.parent / "again", {"ann": {}})
