@@ -137,6 +137,8 @@ def test_commit_then_reveal_shows_the_worked_answer_and_how_far_off(store):
     view = exercise("m1-l2-train-state-mistral")
     ex = view.ex
     assert view.reveal_button.disabled and not view.commit_button.disabled
+    # sized to their labels, not ipywidgets' fixed width that cut "Commit my an..."
+    assert view.commit_button.layout.width == view.reveal_button.layout.width == "auto"
     assert view.worked.value == ""                                      # nothing of the answer in the page yet
     typed = f"{ex.answer * 1.1:,.0f} GB"
     view.input.value = typed
