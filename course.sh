@@ -38,10 +38,27 @@ make_venv() {
   fi
 }
 
+# An earlier install of these extras or more, from the same pyproject and constraints: `hub` after
+# `test` ([test,hub,site]) has everything it needs and reinstalled both steps for nothing.
+covered() {  # $1 = extras spec, $2 = hash of pyproject and constraints
+  local line have extra missing
+  [ -f "$stamp" ] || return 1
+  while IFS= read -r line; do
+    [ "${line##*:}" = "$2" ] || continue
+    have="${line%:*}"; have=",${have//[\[\]]/},"; missing=0
+    for extra in ${1//[\[\],]/ }; do
+      case "$have" in *",$extra,"*) ;; *) missing=1 ;; esac
+    done
+    [ "$missing" = 0 ] && return 0
+  done <"$stamp"
+  return 1
+}
+
 # pip install, but only when pyproject/constraints changed since the last successful install.
 pip_install() {  # $1 = extras spec, e.g. "" or "[test]"
-  local want; want="$1:$(cat pyproject.toml constraints-cpu.txt | sha256sum | cut -c1-16)"
-  if [ -f "$stamp" ] && grep -qxF "$want" "$stamp"; then return; fi
+  local hash; hash="$(cat pyproject.toml constraints-cpu.txt | sha256sum | cut -c1-16)"
+  local want="$1:$hash"
+  if covered "$1" "$hash"; then return; fi
   echo "==> installing the course into $venv (step 1 of 2: PyTorch; step 2: JupyterLab and the rest)"
   # Torch first and pinned, so no other requirement can pull a multi-GB CUDA build by accident;
   # coursekit/app/torch_wheel.py picks the build (CPU on Linux without an NVIDIA GPU; COURSE_TORCH overrides).

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 from pathlib import Path
 
@@ -39,8 +40,13 @@ def cmd_new(args, course: Course) -> int:
 
     for path in new_lab(course, args.lab, args.module, args.module_title):
         print(f"wrote {path}")
-    print(f"next: edit them (docs/AUTHORING.md), then `autograder validate {args.lab}` and "
-          f"`autograder generate {args.lab}`; then `python -m coursekit.index` lists it on the start page")
+    if args.root:       # a private folder: the next commands need its --root too, and it has no start page
+        root = f"--root {shlex.quote(str(course.root))} "
+        print(f"next: edit them (docs/AUTHORING.md), then `autograder {root}validate {args.lab}` and "
+              f"`autograder {root}generate {args.lab}`")
+    else:
+        print(f"next: edit them (docs/AUTHORING.md), then `autograder validate {args.lab}` and "
+              f"`autograder generate {args.lab}`; then `python -m coursekit.index` lists it on the start page")
     return 0
 
 
@@ -317,6 +323,10 @@ def main(argv: list[str] | None = None) -> int:
         course = Course.find(args.root)
         os.environ["COURSE_ROOT"] = str(course.root)   # specs, the secret, nbgrader: all from this root
         return args.handler(args, course)
+    except PermissionError as error:      # e.g. another account's checkout: say where to work instead
+        print(f"autograder {args.command}: {error.filename or error}: permission denied; work in your course "
+              f"folder (the one with nbgrader_config.py) or pass --root DIR", file=sys.stderr)
+        return 2
     except (ValueError, FileNotFoundError, FileExistsError, RuntimeError) as error:
         print(f"autograder {args.command}: {error}", file=sys.stderr)
         return 2

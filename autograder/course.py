@@ -34,6 +34,16 @@ def check_id(kind: str, value: str) -> str:
     return value
 
 
+def _root_above(folder: Path) -> Path | None:
+    for candidate in (folder, *folder.parents):
+        try:
+            if (candidate / "nbgrader_config.py").is_file():
+                return candidate
+        except OSError:                     # a folder above that this account may not look into
+            return None
+    return None
+
+
 @dataclass(frozen=True)
 class Submission:
     student_id: str
@@ -47,7 +57,14 @@ class Course:
 
     @classmethod
     def find(cls, root: str | Path | None = None) -> "Course":
-        path = Path(root).expanduser().resolve() if root else course_root()
+        """--root, else COURSE_ROOT, else the folder the instructor stands in (or one above it) with
+        nbgrader_config.py, as nbgrader finds its course, else this checkout."""
+        if root:
+            path = Path(root).expanduser().resolve()
+        elif os.environ.get("COURSE_ROOT"):
+            path = course_root()
+        else:
+            path = _root_above(Path.cwd().resolve()) or course_root()
         if not (path / "nbgrader_config.py").exists():
             raise FileNotFoundError(f"{path / 'nbgrader_config.py'} not found: run from the course root or pass --root")
         return cls(path)

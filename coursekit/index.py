@@ -62,6 +62,10 @@ def build_index(root: Path) -> nbformat.NotebookNode:
         "- In a terminal: `course progress` prints your per-module summary; "
         "`course check work/<lab>/<lab>.ipynb` runs a lab's visible tests on your copy; "
         "`course doctor` checks your installation.\n"
+        "- Studying on your own from a copy of the repository: the worked solutions (and the generators of "
+        "the hidden tests) are in `solutions/`, which the file browser does not list. Try each lab first; "
+        "to compare once you have an answer of your own, open `solutions/<lab>/<lab>.ipynb` with "
+        "File > Open from Path.\n"
         "- Labs run on a CPU and use a GPU when there is one (CUDA, then Apple MPS)."))
     nb = nbformat.v4.new_notebook(cells=cells)
     nb.metadata["kernelspec"] = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}

@@ -19,8 +19,9 @@ from .paths import WORK_FOLDER, course_root
 NOT_STARTED, IN_PROGRESS, DONE = "not started", "in progress", "done"
 MEANING = ("What the scores mean: a lesson quiz counts the questions right on the first try (you may try "
            "again until right); a module test counts the answers right when you submitted it, against its "
-           "pass mark; a lab counts the visible tests passing at your best check (`course check` or `check_here()`; "
-           "hidden tests are graded by your instructor).")
+           "pass mark; a lab counts the tasks passing their visible tests at your best check (`course check` or `check_here()`; "
+           "in a class, your instructor grades with hidden tests as well; on your own, the visible tests are "
+           "your check).")
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,8 @@ def _quiz_item(title: str, path: str, attempts: list[dict]) -> Item:
     if not finished:
         return Item(title, path, IN_PROGRESS, so_far)
     best = max(finished, key=lambda a: a.get("score", 0))
-    detail = (f"quiz {best.get('score', 0)}/{best.get('total', 0)} right on the first try"
+    # "done" means every question ended right; the first-try score is said apart, so it never reads as a pass mark
+    detail = (f"quiz: all answered right; {best.get('score', 0)} of {best.get('total', 0)} on the first try"
               f" (best of {_plural(len(attempts), 'attempt')})")
     if not progress.attempt_finished(latest):
         detail += f"; a new attempt is under way ({so_far.removeprefix('quiz: ')})"
@@ -112,9 +114,9 @@ def lab_item(title: str, path: str, checks: list[dict]) -> Item:
     latest = "" if (last["passed"], last["total"]) == (best["passed"], best["total"]) else \
         f"; your latest check: {last['passed']} of {last['total']}"
     if best["total"] and best["passed"] == best["total"]:
-        return Item(title, path, DONE, f"all {best['total']} visible tests passed at your best check{latest}")
+        return Item(title, path, DONE, f"all {best['total']} tasks passed their visible tests at your best check{latest}")
     return Item(title, path, IN_PROGRESS,
-                f"{best['passed']} of {best['total']} visible tests pass at your best check{latest}")
+                f"{best['passed']} of {best['total']} tasks pass their visible tests at your best check{latest}")
 
 
 @dataclass(frozen=True)

@@ -111,11 +111,13 @@ def test_validate_names_every_problem_of_a_broken_lab(tmp_path):
                 and all(word in line for word in words) and "Fix: " in line]
         assert hits, f"no [{check}] {task} {words} in:\n" + "\n".join(lines)
 
-    found("spec", "test_double", "visible 'two'", "expected value")
+    # the typed expected is off: one line, from the author's side, with its fix (nothing else on that task)
+    found("spec", "test_double", "visible 'two'", "the spec says 5, the reference gives 4", "correct `expected`")
+    assert len([line for line in lines if "] test_double " in line]) == 1, lines
     found("draws", "test_halve", "two students get the same hidden cases")
     found("spec", "test_inverse", "hidden", "ZeroDivisionError")
     found("stubs", "test_square", "already passes")
-    found("wrong", "test_absolute", "wrong answer 1", "return x", "passes")
+    found("wrong", "test_absolute", "wrong answer 1", "return x", "passes", "algebraically equal")
     found("nbgrader", "test_scaled", "the grader says pass but plain nbgrader autograde says")
     found("leak", "-", "check_task(")
     found("current", "-", f"{LAB}.checks.json")

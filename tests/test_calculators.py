@@ -180,3 +180,10 @@ def test_a_lesson_without_its_section_is_an_error():
     with pytest.raises(ValueError, match=r"02-kv-cache.ipynb: no section '## Why a cache'"):
         calc.add_calculators(nb, c.lesson)
     assert calc.add_calculators(nb, "course/m5-co-design/01-inference-aware-scaling.ipynb") == []
+
+
+def test_precision_labels_say_one_byte_not_one_bytes():
+    from coursekit.app.site.calculators import _precisions
+
+    assert [label for _, label in _precisions()] == ["FP32 (4 bytes)", "BF16 / FP16 (2 bytes)", "FP8 / INT8 (1 byte)",
+                                                      "INT4 (0.5 bytes)"]

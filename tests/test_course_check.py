@@ -202,3 +202,14 @@ def test_an_edited_locked_cell_runs_as_released(tmp_path):
     done = course_check(write_lab(tmp_path, edit), tmp_path)
     assert "FAIL  Task (pipeline bubble)" in done.stdout and "HALF" in done.stdout, done.stdout + done.stderr
     assert "cell 2 is locked and was changed: it runs as released" in done.stdout, done.stdout
+
+
+def test_an_instructor_checking_a_submission_records_nothing_in_their_own_progress(tmp_path):
+    """An instructor's `course check` of submitted/<student>/<lab>/: the result is the student's, so the
+    instructor's own progress store is left alone (their own copy's check still records)."""
+    submitted = tmp_path / "course" / "submitted" / "ada" / LAB
+    submitted.mkdir(parents=True)
+    shutil.copy(ROOT / "solutions" / LAB / f"{LAB}.ipynb", submitted)
+    done = course_check(submitted / f"{LAB}.ipynb", tmp_path)
+    assert done.returncode == 0 and "progress not recorded: this is a student's submission" in done.stdout, done.stdout
+    assert not (tmp_path / "progress" / "progress.json").exists()

@@ -62,3 +62,24 @@ def test_a_pull_across_the_move_to_coursekit_app_leaves_no_untracked_leftovers(t
     assert not old.exists() and not (tmp_path / "coursekit" / "hub").exists()
     assert mine.read_text() == "my notes"
     assert (current / "node_modules").is_dir() and (current / "__init__.py").exists()
+
+
+def test_hub_after_the_test_set_up_installs_nothing_again(tmp_path):
+    """A venv set up with [test,hub,site] has the [hub] extra: `./course.sh hub` goes straight to `course hub`
+    (it reinstalled both pip steps before). A venv of stubs: any pip step would run the stub python and fail."""
+    import hashlib
+
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    for name, text in (("python", 'echo "python was run: $*"; exit 3'), ("course", 'echo "course $*"')):
+        (venv / "bin" / name).write_text(f"#!/bin/sh\n{text}\n")
+        (venv / "bin" / name).chmod(0o755)
+    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + (ROOT / "constraints-cpu.txt").read_bytes())
+    (venv / ".course-setup").write_text(f"[test,hub,site]:{digest.hexdigest()[:16]}\n")
+    env = {**os.environ, "COURSE_VENV": str(venv)}
+    done = subprocess.run(["./course.sh", "hub", "stop", "--data", "/srv/x"], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout == "course hub stop --data /srv/x\n", done.stdout + done.stderr
+    (venv / ".course-setup").write_text(f"[hub]:{digest.hexdigest()[:16]}\n")     # [site] is not in [hub]
+    site = subprocess.run(["./course.sh", "site"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert site.returncode != 0 and "==> installing the course into" in site.stdout, site.stdout + site.stderr

@@ -137,6 +137,8 @@ def test_commit_then_reveal_shows_the_worked_answer_and_how_far_off(store):
     view = exercise("m1-l2-train-state-mistral")
     ex = view.ex
     assert view.reveal_button.disabled and not view.commit_button.disabled
+    # sized to their labels, not ipywidgets' fixed width that cut "Commit my an..."
+    assert view.commit_button.layout.width == view.reveal_button.layout.width == "auto"
     assert view.worked.value == ""                                      # nothing of the answer in the page yet
     typed = f"{ex.answer * 1.1:,.0f} GB"
     view.input.value = typed
@@ -355,3 +357,13 @@ def test_exercise_in_jupyterlab_by_keyboard(lab_server, page, monkeypatch):
     assert "Worked answer." in box.inner_text() and ex.answer_text in box.inner_text()
     monkeypatch.setenv("COURSE_PROGRESS_DIR", str(lab_server.progress_dir))
     assert progress.exercise_reveals(ex.id)[-1]["prediction"] == pytest.approx(400)
+
+
+def test_a_fraction_for_a_percent_is_named_as_a_factor_of_100():
+    """M1 L1 asks MFU in percent; 0.43 is right but for the scale, and the sentence says so."""
+    from coursekit.exercises import compare
+
+    ex = EXERCISES["m1-l1-mfu-70b"]
+    off, close, sentence = compare(ex, ex.answer / 100, "0.43")
+    assert not close and "only by a factor of 100" in sentence, sentence
+    assert "factor of 100" not in compare(ex, ex.answer / 3, "14")[2]     # an ordinary miss is not

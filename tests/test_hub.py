@@ -119,7 +119,7 @@ def test_progress_is_per_student_in_their_own_home(hub):
     mallory = hub.as_user("mallory", "course", "progress")
     assert cai.returncode == 0 and mallory.returncode == 0, (cai.stderr, mallory.stderr)
     assert str(hub.home("cai") / ".local/share/llm-course/progress.json") in cai.stdout
-    assert "3 of 4 visible tests pass" in lab_line(cai.stdout, "lab1-roofline")    # in cai's store only
+    assert "3 of 4 tasks pass their visible tests" in lab_line(cai.stdout, "lab1-roofline")    # in cai's store only
     assert "not started" in lab_line(mallory.stdout, "lab1-roofline")
     assert str(hub.home("mallory")) in mallory.stdout
 

@@ -27,7 +27,7 @@ def test_progress_files_module2_under_m2(tmp_path, monkeypatch):
     report = progress.summary()
     assert report["m2"]["labs"]["lab2-cluster"] == {"checks": 1, "latest": "6/7", "best": "6/7", "all_passed": False}
     assert "m2-l3" in report["m2"]["quizzes"]
-    assert "(lab2-cluster): 6 of 7 visible tests pass" in progress_report.format_summary()
+    assert "(lab2-cluster): 6 of 7 tasks pass their visible tests" in progress_report.format_summary()
 
 
 def test_doctor_counts_module2():

@@ -87,6 +87,8 @@ def test_start_page_links_every_lesson_lab_and_test():
         assert f"../work/{lab.parent.name}/{lab.name}" in text, f"start page does not link work/ for {lab}"
         assert f"course check work/{lab.parent.name}/{lab.name}" in text
     assert "../labs/" not in text and "course check labs/" not in text
+    # a self-paced learner is told where the worked solutions are, and to try first
+    assert "`solutions/<lab>/<lab>.ipynb` with File > Open from Path" in text and "Try each lab first" in text
 
 
 @pytest.mark.slow
@@ -101,5 +103,5 @@ def test_executed_start_page_shows_the_progress_summary(tmp_path, monkeypatch):
     html = "".join(o.get("data", {}).get("text/html", "") for o in cell.outputs)
     assert "course-progress-table" in html, cell.outputs
     assert "quiz: 1 of 3 questions answered right" in html                 # every item, with its meaning
-    assert "(lab1-roofline)</a></td><td>2 of 5 visible tests pass" in html and "not started" in html
+    assert "(lab1-roofline)</a></td><td>2 of 5 tasks pass their visible tests" in html and "not started" in html
     assert str(tmp_path) in html                                 # the store it read is named

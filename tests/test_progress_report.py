@@ -44,10 +44,10 @@ def test_states_scores_and_shares(store):
                                 items={f"i{n}": {"response": n, "correct": n < 10} for n in range(15)})
     m1 = course_report(ROOT)[0]
     states = {i.title.split(":")[0]: (i.state, i.detail) for i in m1.items}
-    assert states["Lesson 1"] == (DONE, "quiz 1/2 right on the first try (best of 1 attempt)" + NO_EXERCISES)
+    assert states["Lesson 1"] == (DONE, "quiz: all answered right; 1 of 2 on the first try (best of 1 attempt)" + NO_EXERCISES)
     assert states["Lesson 2"] == (IN_PROGRESS, "quiz: 1 of 3 questions answered right" + NO_EXERCISES)
     assert states["Lesson 3"] == (NOT_STARTED, "quiz not answered yet" + NO_EXERCISES)
-    assert states["Lab 1"] == (DONE, "all 5 visible tests passed at your best check")
+    assert states["Lab 1"] == (DONE, "all 5 tasks passed their visible tests at your best check")
     assert states["Module 1 test"] == (IN_PROGRESS, "not passed yet: best 10/15 right, pass mark 80% (1 attempt)")
     assert m1.done == 2
     assert "Module 1: Training vs inference: 2 of 6 done (33%)" in format_report([m1])
@@ -63,8 +63,8 @@ def test_progress_never_goes_backwards(store):
         progress.record_quiz("m1-l1", module="m1", seed=1, shown=shown, item_id=item, response=1, correct=True)
     progress.record_quiz("m1-l1", module="m1", seed=2, shown=shown, item_id="a", response=0, correct=False)
     states = {i.title.split(":")[0]: (i.state, i.detail) for i in course_report(ROOT)[0].items}
-    assert states["Lab 1"] == (IN_PROGRESS, "1 of 7 visible tests pass at your best check; your latest check: 0 of 7")
-    assert states["Lesson 1"] == (DONE, "quiz 2/2 right on the first try (best of 2 attempts); a new attempt is "
+    assert states["Lab 1"] == (IN_PROGRESS, "1 of 7 tasks pass their visible tests at your best check; your latest check: 0 of 7")
+    assert states["Lesson 1"] == (DONE, "quiz: all answered right; 2 of 2 on the first try (best of 2 attempts); a new attempt is "
                                         "under way (0 of 2 questions answered right)" + NO_EXERCISES)
     progress.record_lab_check("lab1-roofline", 7, 7)
     progress.record_lab_check("lab1-roofline", 0, 7)
@@ -96,7 +96,7 @@ def test_course_progress_in_a_terminal_shows_the_best_check(tmp_path):
     subprocess.run([sys.executable, "-c", record], env=env, check=True)
     shown = subprocess.run([str(Path(sys.executable).parent / "course"), "progress"], env=env, check=True,
                            capture_output=True, text=True).stdout
-    assert "1 of 7 visible tests pass at your best check; your latest check: 0 of 7" in shown, shown
+    assert "1 of 7 tasks pass their visible tests at your best check; your latest check: 0 of 7" in shown, shown
 
 
 def test_the_next_step_is_marked(store):

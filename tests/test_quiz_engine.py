@@ -93,7 +93,9 @@ def test_single_and_multi_scoring(banks):
     assert grade(multi, key).correct
     assert not grade(multi, {0}).correct                             # all-or-nothing
     partial = grade(multi, {0, 2})
-    assert not partial.correct and "Missed: Two FP32 Adam moments" in partial.feedback
+    assert not partial.correct
+    # a right option left out is said as missed, without its own "Yes, ..." that read as a right answer
+    assert "Missed, this one applies too: Two FP32 Adam moments: m and v, 8 bytes per parameter." in partial.feedback
 
 
 def test_option_order_shuffles_per_seed_and_letters_map_back(banks):

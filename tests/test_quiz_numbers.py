@@ -118,3 +118,22 @@ def test_the_number_reader_reads_the_same_in_python_and_the_browser():
         else:
             assert w == g, (t, u, w, g)
     assert sum(w["ok"] for w in want) > 200 and sum(not w["ok"] for w in want) > 200
+
+
+def test_percent_or_fraction_is_read_both_ways_and_a_factor_of_100_is_named():
+    """M1 L1 asks MFU as a fraction: "39%" is read as 0.39; an item in % takes the fraction too, said how
+    it was read; a percent typed bare where a fraction is asked gets the factor-of-100 line."""
+    from coursekit.quiz.engine import grade, instantiate
+    from coursekit.quiz.items.numeric import HUNDREDFOLD
+
+    assert read_number("39%").value == pytest.approx(0.39)
+    assert read_number("39 percent").how == "Read your answer as 0.39 (39%, as a fraction)."
+    banks = load_all_banks(ROOT / "quizzes")
+    items = {it.id: it for b in banks.values() for it in b.items}
+    mfu = instantiate(items["m1-l1-mfu"], 0)
+    assert grade(mfu, read_number(f"{mfu.answer * 100:.4f}%").value).correct
+    slip = grade(mfu, mfu.answer * 100)
+    assert not slip.correct and slip.feedback == HUNDREDFOLD
+    percent = next(instantiate(it, 0) for it in items.values() if it.type in ("numeric", "param") and it.units == "%")
+    outcome = grade(percent, percent.answer / 100)
+    assert outcome.correct and "Read your answer as the fraction" in outcome.feedback, outcome.feedback

@@ -62,4 +62,4 @@ items:
     assert all("at least" in p.message for p in problems), problems   # only: a two-item fixture is a small pool
     by_id = {i.id: i for i in loaded.items}
     assert any("not between 0 and 100% of peak" in m for m in check_item(by_id["m9-l1-mfu"]))
-    assert any("not a positive number" in m for m in check_item(by_id["m9-l1-days"]))
+    assert any("not a positive number" in m and "Fix: check the answer's fn" in m for m in check_item(by_id["m9-l1-days"]))

@@ -46,12 +46,12 @@ def test_records_persist_and_summarise(store):
     assert report["m1"]["labs"]["lab1-roofline"] == {"checks": 2, "latest": "5/5", "best": "5/5", "all_passed": True}
     assert report["m3"]["labs"]["lab3-kv-cache"]["all_passed"] is False
     text = progress_report.format_summary()
-    assert "quiz 1/2 right on the first try (best of 1 attempt)" in text
+    assert "quiz: all answered right; 1 of 2 on the first try (best of 1 attempt)" in text
     assert "passed: best 12/15 right, pass mark 80%" in text
-    assert "(lab3-kv-cache): 1 of 4 visible tests pass" in text
+    assert "(lab3-kv-cache): 1 of 4 tasks pass their visible tests" in text
     html = progress_report.progress_html()
-    assert "course-progress-table" in html and "(lab1-roofline)</a></td><td>all 5 visible tests pass" in html
-    assert "quiz 1/2 right on the first try" in html
+    assert "course-progress-table" in html and "(lab1-roofline)</a></td><td>all 5 tasks passed their visible tests" in html
+    assert "all answered right; 1 of 2 on the first try" in html
 
 
 def test_summary_counts_questions_answered_in_the_latest_attempt(store):
@@ -134,7 +134,7 @@ def test_progress_cli(store, capsys):
     register(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(["progress"])
     assert args.handler(args) == 0
-    assert "(lab3-kv-cache): all 4 visible tests pass" in capsys.readouterr().out
+    assert "(lab3-kv-cache): all 4 tasks passed their visible tests" in capsys.readouterr().out
     args = parser.parse_args(["progress", "--json"])
     assert args.handler(args) == 0
     assert json.loads(capsys.readouterr().out)["m3"]["labs"]["lab3-kv-cache"]["checks"] == 1
@@ -145,6 +145,6 @@ def test_show_progress_displays_summary(store, monkeypatch):
     shown = []
     monkeypatch.setattr("IPython.display.display", lambda obj: shown.append(obj))
     progress_report.show_progress()
-    assert "(lab1-roofline)</a></td><td>1 of 3 visible tests pass" in shown[0].data
+    assert "(lab1-roofline)</a></td><td>1 of 3 tasks pass their visible tests" in shown[0].data
     # a notebook saved with this output keeps a snapshot: it says when it was read and how to refresh it
     assert "course-progress-snapshot" in shown[0].data and "run this cell again" in shown[0].data

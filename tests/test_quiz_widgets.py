@@ -32,12 +32,17 @@ def test_lesson_quiz_feedback_retry_score_and_progress(store):
     view = quiz.view
     assert len(view.questions) == 3 and "course-quiz" in view.box._dom_classes
     first, button = view.questions[0], view.check_buttons[0]
-    button.click()                                           # nothing chosen yet
-    assert "Choose an answer first" in first.feedback.value
+    for question, check in zip(view.questions, view.check_buttons):     # nothing chosen or typed yet
+        check.click()
+        wanted = "Choose an answer first" if question.q.type in ("single", "multi") else "Type a number first"
+        assert wanted in question.feedback.value, question.q.type
     first.set_response(wrong_response(first.q))
     button.click()
     assert "course-quiz-incorrect" in first.feedback.value and "Try again" in first.feedback.value
     assert not button.disabled
+    button.click()          # a second wrong try shows the explanation: no bare "Try again" beside it
+    assert "Try again" not in first.feedback.value and "The explanation below works it through" in first.feedback.value
+    assert first.q.explanation.split()[0] in first.feedback.value
     first.set_response(first.q.correct_response())
     button.click()
     assert "course-quiz-correct" in first.feedback.value
@@ -51,8 +56,8 @@ def test_lesson_quiz_feedback_retry_score_and_progress(store):
     attempt = progress.quiz_attempts("m9-l1")[-1]
     assert attempt["seed"] == quiz.seed and attempt["shown"] == [q.q.id for q in view.questions]
     record = attempt["items"][first.q.id]
-    assert record == {"tries": 2, "first_correct": False, "correct": True,
-                      "responses": record["responses"]} and len(record["responses"]) == 2
+    assert record == {"tries": 3, "first_correct": False, "correct": True,
+                      "responses": record["responses"]} and len(record["responses"]) == 3
     assert attempt["score"] == 1 and attempt["total"] == 3
     assert progress.summary()["m9"]["quizzes"]["m9-l1"]["answered"] == 2
 
@@ -203,14 +208,19 @@ def test_finished_quiz_comes_back_after_restart_with_its_attempts():
 
 def test_submitted_module_test_shows_its_attempts_and_waits_for_start():
     first = show_module_test("m9", student="fay", root=GOOD)
-    for qv in first.view.questions:
+    for qv in first.view.questions[1:]:
         qv.set_response(qv.q.correct_response())
-    first.view.submit()
+    first.view.submit(force=True)                             # the first question left unanswered
+    given = [qv.feedback.value for qv in first.view.questions]
     again = show_module_test("m9", student="fay", root=GOOD)   # after a restart
-    history, start = again.box.children
+    history, start, review = again.box.children
     n = len(first.view.questions)
-    assert f"Attempt 1: {n}/{n} (100%), passed" in history.value and start.description == "Start attempt 2"
+    assert f"Attempt 1: {n - 1}/{n}" in history.value and start.description == "Start attempt 2"
+    # the submitted attempt's per-question feedback is back, as it was after submitting
+    assert review is again.review.box and [qv.feedback.value for qv in again.review.questions] == given
+    assert "Not answered." in given[0] and "course-quiz-correct" in given[1]
     assert again.view.box not in again.box.children           # no fresh draw at 0 until asked
+    assert progress.module_test_attempts("m9", again.bank.id, "fay")[-1]["attempt"] == 1   # the review records nothing
     start.click()
     assert again.view.box in again.box.children and again.attempt == 2
 

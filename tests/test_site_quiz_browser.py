@@ -240,9 +240,13 @@ def test_module_test_passes_at_80_percent_and_progress_travels_to_jupyterlab_and
     page.evaluate("() => localStorage.clear()")
     page.reload()
     assert "not taken yet" in page.locator(".course-progress-table tr", has_text="Module 1 test").inner_text()
+    # an empty store says why it may look empty (another address keeps its own) and how to carry progress over
+    where = page.locator(".course-progress-where").first
+    assert "Nothing is recorded at this address yet" in where.inner_text() and "import it here" in where.inner_text()
     page.get_by_label("Import progress from a file", exact=False).set_input_files(str(store))
     page.locator(".course-progress-status", has_text="Imported").wait_for()
     assert "passed: best 12/15 right" in page.locator(".course-progress-table tr", has_text="Module 1 test").inner_text()
+    assert "Nothing is recorded" not in page.locator(".course-progress-where").first.inner_text()
     page.get_by_label("Import progress from a file", exact=False).set_input_files(str(bad))
     # the file is read asynchronously: wait for its verdict
     page.locator(".course-progress-status", has_text="bad.json: not a course progress file: quizzes: expected an object").wait_for()

@@ -33,8 +33,8 @@ def number_answers(q) -> list[str]:
     width = tol["abs"] if "abs" in tol else tol["rel"] * abs(a)
     values = [a, outside_tolerance(a, tol), -a, a * 10, a / 10, 0.0,
               a + 0.999 * width, a - 0.999 * width, a + 1.001 * width, a - 1.001 * width,
-              *[m for m, _ in q.mistakes]]
-    texts = []
+              a * 100, a / 100, *[m for m, _ in q.mistakes]]      # x100: percent for fraction and the reverse
+    texts = [f"{a * 100:g}%", f"{a * 100:g} percent"]
     for v in values:
         texts += [repr(v), f"{v:,.10g}", f"{v:.4g}", f"{v:,.2f}", f"{v:,.2f}".replace(",", " ").replace(".", ","),
                   f"{v:.3f}".replace(".", ","), f"{v:,.0f}", f"{v:.6e}"]

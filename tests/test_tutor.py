@@ -58,6 +58,13 @@ def test_setup_writes_a_private_file_without_the_key(learner, tmp_path, monkeypa
     assert "sk-test" not in written.read_text() and oct(written.stat().st_mode & 0o777) == "0o600"
     config = load()
     assert (config.model, config.key(), config.source) == ("tiny", "sk-test-123", str(written))
+    capsys.readouterr()
+    assert course(["tutor", "status"]) == 0
+    assert "rate limit: none;" in capsys.readouterr().out       # not "none questions an hour"
+    assert course(["tutor", "setup", "--endpoint", "http://127.0.0.1:9/v1", "--model", "tiny", "--key-file", str(key),
+                   "--rate-per-hour", "12"]) == 0
+    capsys.readouterr()
+    assert course(["tutor", "status"]) == 0 and "rate limit: 12 questions an hour;" in capsys.readouterr().out
     assert course(["tutor", "off", LAB]) == 0 and load().off_for == (LAB,)
     assert course(["tutor", "on", LAB]) == 0 and load().off_for == ()
     assert course(["tutor", "setup", "--endpoint", "ftp://x", "--model", "m"]) == 2
@@ -285,3 +292,24 @@ def test_asked_from_a_lesson_the_tutor_is_given_the_lessons_text(learner, repo_r
     first_heading = next(line for line in json.loads(lesson.read_text())["cells"][0]["source"] if line.startswith("#"))
     assert exchange.context.lab is None and f"Lesson {lesson.relative_to(repo_root)}" in context
     assert first_heading.strip() in context
+
+
+def test_a_lab_released_elsewhere_sends_its_scenario_and_task_from_the_learners_copy(learner, tmp_path, monkeypatch,
+                                                                                      repo_root):
+    """A lab fetched from the hub's exchange or an LMS is in no labs/ of the course root: the scenario and
+    the task's Deliverable come from the learner's own notebook, whose text cells are the released ones."""
+    elsewhere = tmp_path / "assignments" / LAB
+    elsewhere.mkdir(parents=True)
+    notebook = elsewhere / f"{LAB}.ipynb"
+    notebook.write_text(learner.read_text())
+    (elsewhere / f"{LAB}.checks.json").write_text((repo_root / "labs" / LAB / f"{LAB}.checks.json").read_text())
+    empty_root = tmp_path / "root"
+    empty_root.mkdir()
+    monkeypatch.setenv("COURSE_ROOT", str(empty_root))
+    failed_check()
+    released = json.loads(learner.read_text())
+    scenario = "".join(next(c for c in released["cells"] if c["cell_type"] == "markdown")["source"]).splitlines()[0]
+    with RecordingEndpoint(reply="Which number did you divide by?") as endpoint:
+        ask("why is ridge_point wrong?", config=TutorConfig(endpoint.url, "tiny", source="t"), notebook=notebook)
+    context = endpoint.requests[0].body["messages"][1]["content"]
+    assert scenario in context and "Deliverable" in context, context[:2000]

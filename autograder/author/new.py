@@ -61,7 +61,8 @@ def notebook(lab: str) -> nbformat.NotebookNode:
              "print(f\"10,000 calls: {elapsed * 1e3:.1f} ms; batch 64 at 20 ms per step: {rates[63]:,.0f} tokens/s\")",
              metadata=_meta("measure")),
         md("## Check your work\n\nRun the cell below: it runs every task's visible tests on the functions as "
-           f"you have run them. From a terminal, `course check work/{lab}/{lab}.ipynb` checks the saved file.",
+           f"you have run them. From a terminal in this notebook's folder, `course check {lab}.ipynb` checks the "
+           "saved file (wherever your copy is: the hub's Assignments folder, a download from your LMS).",
            metadata=_meta("check_work_intro")),
         code("from coursekit.checks import check_here\n\ncheck_here();", metadata=_meta("check_work")),
         md("## Measurements before every task is done\n\nThe cell below runs the measurement cells that have "

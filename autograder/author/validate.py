@@ -57,6 +57,9 @@ class Report:
     lab: str
     problems: list[Problem] = field(default_factory=list)
     numbers: dict[str, float] = field(default_factory=dict)
+    # tasks whose typed visible `expected` is not the reference's: students' checks and the grader judge
+    # against it, so the solution fails them; the [spec] line is that problem's one line
+    expected_off: set[str] = field(default_factory=set)
 
     def add(self, *args: str) -> None:
         self.problems.append(Problem(*args))
@@ -84,6 +87,16 @@ def _compare(task: Task, got, want) -> str | None:
         return task.compare(got, want)
     except Exception as error:  # noqa: BLE001 - a compare that crashes is the spec's problem to report
         return f"compare raised {type(error).__name__}: {error}"
+
+
+def _spec_says(message: str) -> str:
+    """compare(typed, reference) says "PATH: expected REFERENCE, got TYPED": told from the author's side."""
+    found = re.match(r"(?s)(.*?): expected (.*), got (.*)$", message)
+    if not found:
+        return f"its expected value is not the reference's: {message}"
+    where, reference, typed = found.groups()
+    at = "" if where == "output" else f" at {where.removeprefix('output')}"
+    return f"the spec says {typed}{at}, the reference gives {reference}"
 
 
 def check_spec(spec: LabSpec, report: Report, seeds: int) -> set[str]:
@@ -122,7 +135,8 @@ def check_spec(spec: LabSpec, report: Report, seeds: int) -> set[str]:
             if want is not None and case.expected is not None:
                 message = _compare(task, _plain(case.expected), want)
                 if message:
-                    report.add("spec", task.grade_id, label, f"its expected value is not the reference's: {message}",
+                    report.expected_off.add(task.grade_id)
+                    report.add("spec", task.grade_id, label, _spec_says(message),
                                "correct `expected` (or leave it None: generate fills in the reference's)")
         if task.hidden is None:
             report.add("spec", task.grade_id, "-", "no hidden-case generator",
@@ -342,6 +356,8 @@ def validate(course: Course, lab: str, *, seeds: int = 20, log: Callable[[str], 
                     break
                 for task in spec.tasks:
                     verdict = tasks[task.grade_id]
+                    if task.grade_id in report.expected_off:
+                        continue
                     if not verdict.passed:
                         unreachable = "is not defined" in verdict.message
                         report.add("solution", task.grade_id, student, f"the solution fails: {verdict.message}",
@@ -377,7 +393,9 @@ def validate(course: Course, lab: str, *, seeds: int = 20, log: Callable[[str], 
                     if result.status == "graded" and tasks[task.grade_id].passed:
                         first = wrong.strip().splitlines()[-1].strip()[:60]
                         report.add("wrong", task.grade_id, f"{label} ({first})", "this wrong answer passes",
-                                   "add a visible or hidden case it gets wrong, or tighten the task's compare")
+                                   "add a visible or hidden case it gets wrong, or tighten the task's compare; if "
+                                   "it is the right formula written another way (algebraically equal), take it "
+                                   "out of Task.wrong")
         report.numbers["grading"] = time.perf_counter() - timer
         spec = full
     return report

@@ -17,6 +17,7 @@ import hashlib
 import hmac
 import json
 import shutil
+import statistics
 import sys
 from concurrent.futures import Future, as_completed
 from dataclasses import dataclass, field
@@ -251,12 +252,12 @@ def summary_table(report: BatchReport, rows: list[Row]) -> str:
         scores = sorted(r.score for r in rows)
         top = rows[0].max_score
         mean = sum(scores) / len(scores)
-        lines.append(f"score out of {top:g}: mean {mean:.2f}, median {scores[len(scores) // 2]:g}, "
+        lines.append(f"score out of {top:g}: mean {mean:.2f}, median {statistics.median(scores):g}, "
                      f"min {scores[0]:g}, max {scores[-1]:g}")
         # Long batches list only what needs the instructor's eye; `autograder status` lists everyone.
         shown = rows if len(rows) <= 40 else [r for r in rows if r.status == "failed" or r.result.get("flags")]
         body = [[r.student_id, r.status, f"{r.score:g}/{r.max_score:g}",
-                 r.reason or "", "; ".join(r.result.get("flags", []))[:60]] for r in shown]
+                 r.reason or "", "; ".join(r.result.get("flags", []))] for r in shown]   # whole: a cut flag hides its cause
         if body:
             lines.append(table(["student", "status", "score", "reason", "flags"], body))
     return "\n".join(lines)

@@ -49,14 +49,18 @@ class CollectReport:
     refused: list[tuple[str, str]] = field(default_factory=list)     # (entry, reason)
     ignored: list[tuple[str, str]] = field(default_factory=list)     # (entry, why), e.g. not a notebook
     late: list[tuple[str, str]] = field(default_factory=list)        # (student, submission time): LMS "late"
+    replaced: dict[str, str] = field(default_factory=dict)           # student -> the earlier one's timestamp
 
     def render(self) -> str:
-        lines = [f"collected {student:<20} <- {entry}" for student, entry in self.collected]
+        lines = [f"replaced  {student}'s earlier submission (timestamp {self.replaced[student]}) <- {entry}"
+                 if student in self.replaced else f"collected {student:<20} <- {entry}"
+                 for student, entry in self.collected]
         lines += [f"late      {student:<20} submitted {when} (marked late by the LMS; with a due date in the "
                   "gradebook, grading applies the course's late penalty)" for student, when in self.late]
         lines += [f"REFUSED   {entry}: {reason}" for entry, reason in self.refused]
         lines += [f"ignored   {entry}: {why}" for entry, why in self.ignored]
-        lines.append(f"{len(self.collected)} collected, {len(self.refused)} refused, {len(self.ignored)} ignored")
+        again = f" ({len(self.replaced)} replacing an earlier submission)" if self.replaced else ""
+        lines.append(f"{len(self.collected)} collected{again}, {len(self.refused)} refused, {len(self.ignored)} ignored")
         return "\n".join(lines)
 
 
@@ -251,6 +255,9 @@ def collect(course: Course, source: Path, lab_id: str, *, roster_path: Path | No
             if len(data) > max_bytes:
                 report.refused.append((entry.name, f"oversized: more than {max_bytes} bytes once unpacked"))
                 continue
+            earlier = _earlier(course.submitted / sid / lab_id, spec.notebook)
+            if earlier is not None:
+                report.replaced[sid] = earlier
             stamp = _write(course, sid, lab_id, spec.notebook, data, entry.mtime)
             report.collected.append((sid, entry.name))
             marker = CANVAS.match(PurePosixPath(entry.name.replace("\\", "/")).name)
@@ -289,6 +296,16 @@ def _target_problem(course: Course, student: str, lab_id: str, notebook: str) ->
         if os.path.isdir(step / name) and not os.path.islink(step / name):
             return f"{(step / name).relative_to(course.root)} is a folder: remove it first"
     return None
+
+
+def _earlier(folder: Path, notebook: str) -> str | None:
+    """The timestamp of a submission already collected there ("unknown" without one), None if none."""
+    if not (folder / notebook).is_file():
+        return None
+    try:
+        return (folder / "timestamp.txt").read_text().strip() or "unknown"
+    except OSError:
+        return "unknown"
 
 
 def _replace(folder: Path, name: str, data: bytes) -> None:

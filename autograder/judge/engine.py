@@ -252,6 +252,11 @@ def prepare(spec: LabSpec, secret: bytes, draw: str = "", known: dict | None = N
             wanted[task.grade_id] = [_reference(spec, task, case, known, (task.grade_id, index)
                                                 if index < len(task.visible) else None)
                                      for index, case in enumerate(cases[task.grade_id])]
+            # a typed visible `expected` is what the student's own check compares with: judge by it too,
+            # so the check and the grade agree (`autograder validate` says where it is not the reference's)
+            for index, case in enumerate(task.visible):
+                if case.expected is not None:
+                    wanted[task.grade_id][index] = json.loads(json.dumps(case.expected))
         except Exception as error:   # noqa: BLE001
             raise GraderError(f"{spec.lab_id}/{task.grade_id}: the trusted reference failed: {error!r}") from error
     return _Prepared(cases, labels, wanted)

@@ -64,14 +64,15 @@ class GradebookWriter:
         return {task.grade_id: float(points.get(task.grade_id, 0.0)) for task in self.spec.tasks}
 
     def _names(self, student: str) -> dict[str, str]:
-        """first_name/last_name from the roster's name ("Doe, Jane" or "Jane Doe"); the id when unknown."""
+        """first_name/last_name from the roster's name ("Doe, Jane" or "Jane Doe"); blank when unknown, as
+        nbgrader leaves them (the id in last_name read as a surname in `nbgrader export`)."""
         name = (self.roster.get(student, {}).get("name") or "").strip()
         if "," in name:
             last, first = (part.strip() for part in name.split(",", 1))
         elif name:
             first, _, last = name.rpartition(" ")
         else:
-            first, last = "", student
+            first, last = "", ""
         return {"first_name": first, "last_name": last}
 
     @staticmethod

@@ -10,12 +10,20 @@ from coursekit.paths import START_PAGE, course_root
 
 
 def start(args: argparse.Namespace) -> int:
-    root = course_root()
-    if not (root / START_PAGE).exists():
-        print(f"course: start page {root / START_PAGE} not found; run from the course repository", file=sys.stderr)
+    root = Path(args.root).expanduser().resolve() if args.root else course_root()
+    # a private course folder (`--root`, docs/AUTHORING.md) has no start page: JupyterLab opens its files
+    private = bool(args.root) and not (root / START_PAGE).exists()
+    if args.root and not (root / "nbgrader_config.py").is_file() and not (root / START_PAGE).exists():
+        print(f"course start: {root} is not a course folder (no nbgrader_config.py, no {START_PAGE})", file=sys.stderr)
         return 1
+    if not private and not (root / START_PAGE).exists():
+        print(f"course: start page {root / START_PAGE} not found; run from the course repository "
+              "(or `course start --root DIR` for a private course folder)", file=sys.stderr)
+        return 1
+    if args.root:
+        os.environ["COURSE_ROOT"] = str(root)   # `autograder` and `course check` in its terminals work on it
     command = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={root}",
-               f"--LabApp.default_url=/lab/tree/{START_PAGE}"]
+               "--LabApp.default_url=/lab" if private else f"--LabApp.default_url=/lab/tree/{START_PAGE}"]
     if args.port:
         command.append(f"--port={args.port}")
     if args.no_browser:
@@ -28,7 +36,7 @@ def start(args: argparse.Namespace) -> int:
     from coursekit.app.terminal import jupyter_args, terminal_env
     from coursekit.app.work import make_work_copies
 
-    copies = make_work_copies(root)
+    copies = [] if private else make_work_copies(root)     # an author's folder gets no learner's copies
     made = [c for c in copies if c.made]
     if made:
         print(f"Made your own copies of {len(made)} lab(s) in work/ (course updates never touch them).")
@@ -52,7 +60,8 @@ def start(args: argparse.Namespace) -> int:
     # saved quizzes reopen as "run this cell" instead of "model not found" (coursekit/app/saving.py)
     command.append(f"--ContentsManager.pre_save_hook={pre_save_hook.__module__}.{pre_save_hook.__name__}")
     mode = "instructor" if args.instructor else "student"
-    print(f"Starting JupyterLab on the course's start page in {mode} mode (Ctrl+C to stop)...", flush=True)
+    where = f"in {root}" if private else "on the course's start page"
+    print(f"Starting JupyterLab {where} in {mode} mode (Ctrl+C to stop)...", flush=True)
     # kernel_env: opening a notebook leaves it unchanged (coursekit/app/kernel.py)
     os.execve(sys.executable, command, kernel_env(mode_env(mode, terminal_env())))
     return 0  # not reached
@@ -96,6 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-browser", action="store_true", help="don't open a browser; print the URL")
     p.add_argument("--instructor", action="store_true",
                    help="show nbgrader's instructor tools too (Formgrader, Create Assignment, Courses)")
+    p.add_argument("--root", metavar="DIR", help="a private course folder (nbgrader_config.py) to open instead")
     p.add_argument("jupyter_args", nargs=argparse.REMAINDER, help="extra JupyterLab options after --")
     p.set_defaults(handler=start)
     p = sub.add_parser("work", help="make your own copies of the labs in work/ (existing copies are kept)")

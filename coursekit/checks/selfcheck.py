@@ -325,6 +325,12 @@ def render(lab_id: str, checks: list[TaskCheck], problems: list[str]) -> str:
     return "\n".join(lines)
 
 
+def is_submission(path: Path) -> bool:
+    """A notebook in an nbgrader course's submitted/<student>/<lab>/ or autograded/ (an instructor
+    checking a student's work): its result is not the instructor's own progress."""
+    return len(path.parents) > 3 and path.parents[2].name in ("submitted", "autograded")
+
+
 def check_notebook(path: Path, every_cell: bool = False) -> int:
     """`course check NOTEBOOK`: print the check of the saved file; exit status 0 when every task passes."""
     from .saved import saved_version, unsaved_work
@@ -341,6 +347,8 @@ def check_notebook(path: Path, every_cell: bool = False) -> int:
     passed = sum(c.passed for c in checks)
     if stale:
         print(f"WARNING: {stale}\n(progress not recorded: the saved file may be out of date)")
+    elif is_submission(path):
+        print("(progress not recorded: this is a student's submission, not your own work)")
     elif record_progress(lab_id, passed, len(checks)):
         print("(progress recorded)")
     return 0 if passed == len(checks) else 1

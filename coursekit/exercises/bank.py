@@ -215,6 +215,10 @@ def compare(ex: Exercise, prediction: float, typed: str) -> tuple[float, bool, s
         where = "matches the worked answer"
     else:
         where = f"is {abs(off):,.1f}% {'above' if off > 0 else 'below'} the worked answer"
+    # a percent typed as a fraction (or the reverse) is right but for the scale: say so, not just "99% below"
+    hundredfold = not close and any(abs(prediction * k - ex.answer) <= ex.tolerance * abs(ex.answer) for k in (100, 0.01))
     verdict = (f"within the {ex.tolerance:.0%} this exercise counts as close." if close else
+               f"outside the {ex.tolerance:.0%} this exercise counts as close, but only by a factor of 100: a fraction "
+               "where a percent is asked, or the reverse?" if hundredfold else
                f"outside the {ex.tolerance:.0%} this exercise counts as close: compare your steps with the worked answer.")
     return off, close, f"Your prediction, {typed.strip()}, {where}, {ex.answer_text}: {verdict}"

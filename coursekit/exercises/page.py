@@ -132,7 +132,11 @@ SCRIPT = r"""<script>
         var where = Math.abs(off) < 0.05 ? "matches the worked answer" :
           "is " + pct(off) + "% " + (off > 0 ? "above" : "below") + " the worked answer";
         var tol = Math.round(tolerance * 100) + "%";
-        var verdict = close ? "within the " + tol + " this exercise counts as close." :
+        var hundredfold = !close && [100, 0.01].some(function (k) {
+          return Math.abs(committed * k - answer) <= tolerance * Math.abs(answer); });
+        var verdict = close ? "within the " + tol + " this exercise counts as close." : hundredfold ?
+          "outside the " + tol + " this exercise counts as close, but only by a factor of 100: a fraction " +
+          "where a percent is asked, or the reverse?" :
           "outside the " + tol + " this exercise counts as close: compare your steps with the worked answer.";
         result.textContent = "Your prediction, " + typed + ", " + where + ", " + box.getAttribute("data-answer-text") + ": " + verdict;
         worked.hidden = false; reveal.disabled = true; feedback.textContent = "";

@@ -47,9 +47,12 @@ class ExerciseView:
                                   style={"description_width": "initial"}, layout=widgets.Layout(width="auto"),
                                   continuous_update=False)
         self.input.add_class("course-quiz-number")
-        self.commit_button = widgets.Button(description="Commit my answer", button_style="primary", icon="lock")
+        # ipywidgets' buttons are 148 px wide: "Commit my an..." at 1280 px with the file browser open
+        self.commit_button = widgets.Button(description="Commit my answer", button_style="primary", icon="lock",
+                                            layout=widgets.Layout(width="auto"))
         self.commit_button.add_class("course-exercise-commit")
-        self.reveal_button = widgets.Button(description="Reveal the worked answer", icon="eye", disabled=True)
+        self.reveal_button = widgets.Button(description="Reveal the worked answer", icon="eye", disabled=True,
+                                            layout=widgets.Layout(width="auto"))
         self.reveal_button.add_class("course-exercise-reveal")
         self.feedback = widgets.HTML("")
         self.worked = widgets.HTML("")

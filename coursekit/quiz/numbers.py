@@ -11,7 +11,8 @@ read the same wherever it is typed. Accepted:
 - scale words and suffixes (k, M, bn, T, thousand, million, billion, trillion): "$730k" or "730
   thousand" is 730,000, converted to the question's own scale when its units have one ("thousand
   dollars per year": "$73M" is 73,000 of them, and "73,000 thousand dollars" is 73,000).
-A plain number is in the question's units. Anything else (other units, two numbers, words) is
+A plain number is in the question's units; a percent where the question has no units (a fraction) is
+read as that fraction ("39%" is 0.39). Anything else (other units, two numbers, words) is
 refused with a message, so a typo is never graded as some other number and never costs a try;
 `Reading.how` says how an accepted answer was read.
 """
@@ -166,6 +167,8 @@ def read_number(answer: Any, units: str = "") -> Reading:
             value = number * factor / scale               # "$730k", "$73M" in thousands of dollars
             name = next(w for w, f in SCALE_WORDS.items() if f == factor)
             shown = f" ({_fmt(number)} {name})"
+    if value is None and not allowed and scale == 1.0 and not given_currency and _words(rest) == ["%"]:
+        value, shown = number / 100, f" ({_fmt(number)}%, as a fraction)"   # "39%" where a fraction is asked
     if value is None:
         words_only = not re.search(r"\d", rest)
         raise UnreadableNumber(_advice(raw, units, unit_problem=words_only and bool(rest or given_currency)))

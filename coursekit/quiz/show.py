@@ -136,7 +136,26 @@ class ModuleTest:
                                    on_submit=self._record if record else None)
         self.box = self.view.box
         if earlier and not chosen:
+            self.review = self._review(banks, earlier[-1])
             self.box = self._behind_start_button(earlier)
+
+    def _review(self, banks: dict[str, Bank], last: dict) -> ModuleTestView:
+        """The last submitted attempt as it was just after submitting: its questions (its seed draws them
+        again), its answers and each one's feedback; a reload kept only the score. Records nothing."""
+        number = last.get("attempt", 1)
+        view = ModuleTestView(f"{self.bank.title}: your attempt {number}, reviewed",
+                              build_quiz(self.bank, pool(self.bank, banks), last.get("seed", 0)), self.bank.pass_mark)
+        given = last.get("items") or {}
+        for question in view.questions:
+            response = (given.get(question.q.id) or {}).get("response")
+            try:
+                if response is not None:
+                    question.set_response(response)
+            except Exception:   # noqa: BLE001 - a stored answer is the learner's past, never a reason the page fails
+                pass
+        view.submit(force=True)
+        view.submit_button.layout.display = "none"
+        return view
 
     def _behind_start_button(self, earlier: list[dict]):
         """After a restart a submitted test shows its results; a new attempt starts only when asked."""
@@ -149,7 +168,8 @@ class ModuleTest:
                                f"attempts<ul>{rows}</ul></div>")
         start = widgets.Button(description=f"Start attempt {self.attempt}", icon="play", button_style="primary")
         start.add_class("course-quiz-start")
-        box = widgets.VBox([history, start])   # the questions join only on request (layouts are shared)
+        # the last attempt's review below; the next attempt's questions only on request (layouts are shared)
+        box = widgets.VBox([history, start, self.review.box])
 
         def begin(_button):
             box.children = (history, self.view.box)

@@ -96,6 +96,9 @@ def feedback_html(outcome: Outcome | None, *, note: str = "", explain: bool = Fa
     return f"<div class='course-quiz-feedback {verdict}' role='alert'>{''.join(parts)}</div>"
 
 
+AFTER_EXPLANATION = "The explanation below works it through: enter the answer it leads to, to finish the question."
+
+
 class QuestionView:
     """One question's widgets: stem, input (radio / checkboxes / number), feedback area."""
 
@@ -206,7 +209,7 @@ class LessonQuizView:
             view.feedback.value = feedback_html(None, note=f"{exc} This did not count as a try.")
             return None
         if response is None:
-            view.feedback.value = feedback_html(None, note="Choose an answer first.")
+            view.feedback.value = feedback_html(None, note=view.kind.empty_note)
             return None
         outcome = grade(view.q, response)
         qid = view.q.id
@@ -217,8 +220,9 @@ class LessonQuizView:
         if outcome.correct:
             view.disable()
             button.disabled = True
-        else:
-            note = ("Try again." + (" " + note if note else "")).strip()
+        else:   # from the second try the explanation shows: "Try again" would read as if it had not
+            again = "Try again." if self.tries[qid] < 2 else AFTER_EXPLANATION
+            note = (again + (" " + note if note else "")).strip()
         view.feedback.value = feedback_html(outcome, explain=outcome.correct or self.tries[qid] >= 2, note=note)
         self._update_score()
         return outcome

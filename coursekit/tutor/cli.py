@@ -33,7 +33,8 @@ def status(args) -> int:
         print(f"course tutor: off (no {class_config_path() or user_config_path()}); `course tutor setup` turns it on")
         return 1
     print(f"course tutor: {config.model} at {config.endpoint} (from {config.source})")
-    print(f"  rate limit: {config.rate_per_hour or 'none'} questions an hour; off for: {', '.join(config.off_for) or 'no lab'}")
+    limit = f"{config.rate_per_hour} questions an hour" if config.rate_per_hour else "none"
+    print(f"  rate limit: {limit}; off for: {', '.join(config.off_for) or 'no lab'}")
     print(f"  counts of questions per task: {'on, in ' + str(config.asks_dir) if config.count_asks else 'off'}")
     return 0
 

@@ -150,7 +150,9 @@ def assemble(question: str, *, lab: str | None = None, task: str | None = None, 
     ctx.lab = lab or lab_of(mine, namespace)
     root = course_root()
     if ctx.lab:
-        released = _notebook(root / "labs" / ctx.lab / f"{ctx.lab}.ipynb", ctx)
+        # a lab released through the hub or an LMS is in no labs/ here: the learner's copy has the same
+        # scenario and task text (locked cells), so the tutor reads them there
+        released = _notebook(root / "labs" / ctx.lab / f"{ctx.lab}.ipynb", ctx) or mine
         checks = _read(root / "labs" / ctx.lab / f"{ctx.lab}.checks.json", ctx)
         if checks is None and path:
             checks = _read(path.parent / f"{ctx.lab}.checks.json", ctx)

@@ -10,8 +10,10 @@ import re
 MAX_NEW_LINES = 2
 FENCE = "```"
 DEF = re.compile(r"^(def|class|async\s+def)\s")
-WITHHELD = ("\n[The tutor held back code here: it gives hints, not the code of a task. "
-            "Try the hint, then run check_here() again.]\n")
+# said in place of the block, whatever the model wrote before it ("Here is a version:"): the promise was
+# the model's, the tutor's rule is that no task code is shown
+WITHHELD = ("\n[Code held back: the model offered code for a task here, and the tutor shows hints, not a "
+            "task's code. Try the hint, then run check_here() again.]\n")
 
 
 def _normal(line: str) -> str:

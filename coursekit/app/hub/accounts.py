@@ -72,6 +72,24 @@ def seed(source: Path, target: Path, account: pwd.struct_passwd) -> None:
     give(target, account)
 
 
+SHELL_MARK = "# llm-course: the course's commands (written by `course hub`)"
+
+
+def shell_path(account: pwd.struct_passwd, scripts: Path) -> None:
+    """Put the course's scripts (`course`, `autograder`) on PATH in the person's own shells, as over
+    ssh: ~/.profile for login shells, the top of ~/.bashrc (before its "not interactive" return) for
+    the rest. Once; the person's own lines are kept."""
+    block = (f'{SHELL_MARK}\ncase ":$PATH:" in *":{scripts}:"*) ;; '
+             f'*) export PATH="{scripts}:$PATH" ;; esac\n')
+    for name, first in ((".bashrc", True), (".profile", False)):
+        path = Path(account.pw_dir) / name
+        text = path.read_text() if path.exists() else ""
+        if SHELL_MARK in text:
+            continue
+        path.write_text(block + text if first else text + ("\n" if text else "") + block)
+        os.chown(path, account.pw_uid, account.pw_gid)
+
+
 def remove_account(username: str) -> None:
     """userdel, after the account's processes are gone (tests clean up the users they made)."""
     subprocess.run(["userdel", username], capture_output=True, text=True)

@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from coursekit.paths import course_root
-from coursekit.app.hub.accounts import ensure_account, make_reachable, seed
+from coursekit.app.hub.accounts import ensure_account, make_reachable, seed, shell_path
 from coursekit.app.hub.roster import Roster
 
 COURSE_ID = "llm-train-vs-infer"
@@ -85,6 +85,14 @@ def _private_token(path: Path) -> None:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w") as handle:
             handle.write(secrets.token_hex(32) + "\n")
+
+
+def _copy_secret(secret: Path, target: Path, account) -> None:
+    if not target.exists():
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(secret.read_text())
+        os.chown(target, account.pw_uid, account.pw_gid)
 
 
 def precompile() -> None:
@@ -174,11 +182,15 @@ def prepare(layout: Layout, roster: Roster, settings: Settings) -> list[Path]:
     for member in roster.members:
         account = ensure_account(member.username, layout.home(member.username))
         home = Path(account.pw_dir)
+        shell_path(account, Path(settings.python).parent)
         if member.role == "instructor":
             (home / INSTRUCTOR_COURSE).mkdir(exist_ok=True)
             os.chown(home / INSTRUCTOR_COURSE, account.pw_uid, account.pw_gid)
             for entry in COURSE_ENTRIES:
                 seed(source / entry, home / INSTRUCTOR_COURSE / entry, account)
+            # the class's secret where `autograder` looks in a shell without the server's environment
+            # (ssh): the same hidden cases as grading from JupyterLab, which gets it as COURSE_GRADING_SECRET
+            _copy_secret(layout.secret, home / INSTRUCTOR_COURSE / "instructor-secret", account)
         else:
             seed(lessons, home / STUDENT_LESSONS, account)
     layout.settings.write_text(json.dumps(asdict(settings), indent=2) + "\n")

@@ -18,6 +18,17 @@ def hub(args: argparse.Namespace) -> int:
     from coursekit.app.hub.proxy import ensure_proxy
     from coursekit.app.hub.roster import RosterError, load_roster
 
+    if args.action == "stop":
+        from coursekit.app.hub.stop import StopError, stop
+
+        try:
+            return stop(args.data)
+        except StopError as error:
+            print(f"course hub stop: {error}", file=sys.stderr)
+            return 1
+    if not args.roster:
+        print("course hub: --roster CSV is required to start a class (`course hub stop` stops one)", file=sys.stderr)
+        return 2
     try:
         roster = load_roster(args.roster)
         layout = Layout(args.data)
@@ -26,6 +37,9 @@ def hub(args: argparse.Namespace) -> int:
                             ip=args.ip, port=args.port, hub_port=args.hub_port, proxy_api_port=args.proxy_api_port,
                             python=sys.executable, cull_timeout=args.cull_timeout)
         ensure_proxy()
+        # silent for minutes otherwise: compileall of ~14k modules the first time, seconds afterwards
+        print("course hub: byte-compiling the environment for the class accounts (they cannot write "
+              "__pycache__ there; a few minutes the first time, seconds after) ...", flush=True)
         precompile()
         opened = prepare(layout, roster, settings)
     except (RosterError, AccountError, RuntimeError) as error:
@@ -34,7 +48,8 @@ def hub(args: argparse.Namespace) -> int:
     for folder in opened:
         print(f"course hub: made {folder} traversable (o+x) so the class accounts can run this Python")
     print(f"course hub: {len(roster.students)} student(s), {len(roster.instructors)} instructor(s); data in "
-          f"{layout.data}; serving http://{args.ip}:{args.port}/ (Ctrl+C to stop)", flush=True)
+          f"{layout.data}; serving http://{args.ip}:{args.port}/ (`course hub stop --data {layout.data}` "
+          "ends the class: servers, hub, proxy; Ctrl+C stops the hub alone)", flush=True)
     config = Path(__file__).with_name("jupyterhub_config.py")
     os.environ["COURSE_HUB_DATA"] = str(layout.data)
     hub_exe = str(Path(sys.executable).parent / "jupyterhub")
@@ -43,8 +58,12 @@ def hub(args: argparse.Namespace) -> int:
 
 
 def register(sub) -> None:
-    p = sub.add_parser("hub", help="run the course for a class: JupyterHub, one Unix account per roster line")
-    p.add_argument("--roster", required=True, help="CSV with columns username,role[,name] (role: instructor|student)")
+    p = sub.add_parser("hub", help="run the course for a class: JupyterHub, one Unix account per roster line; "
+                       "`course hub stop` ends it")
+    p.add_argument("action", nargs="?", choices=["stop"],
+                   help="stop: stop every server, the hub, its services and proxy (files and grades kept)")
+    p.add_argument("--roster", help="CSV with columns username,role[,name] (role: instructor|student); "
+                   "required to start")
     p.add_argument("--data", default=DEFAULT_DATA, help=f"folder that keeps homes, exchange, hub database (default {DEFAULT_DATA})")
     p.add_argument("--course", help="nbgrader course folder to copy to instructors (default: this repository)")
     p.add_argument("--ip", default="127.0.0.1", help="address to serve on (0.0.0.0 for a class on the network)")

@@ -78,6 +78,9 @@ def configure(c, data: str | Path) -> None:
 
     c.JupyterHub.spawner_class = "jupyterhub.spawner.LocalProcessSpawner"
     c.Spawner.cmd = [str(Path(settings.python).parent / "jupyterhub-singleuser")]
+    # the course's JupyterLab defaults, as `course start` gives them: no news pop-up asking to reach the
+    # internet on every server, long code lines wrapped (coursekit/app/jupyterlab-settings/overrides.json)
+    c.Spawner.args = [f"--LabApp.app_settings_dir={Path(__file__).resolve().parent.parent / 'jupyterlab-settings'}"]
     c.Spawner.default_url = "/lab"
     c.Spawner.start_timeout = 180       # 2 shared cores and 20+ servers starting at once
     c.Spawner.http_timeout = 180

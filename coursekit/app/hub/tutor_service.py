@@ -166,7 +166,10 @@ def main(argv: list[str] | None = None) -> int:
         make_app(Path(args[0]), auth).listen(where.port, address=where.hostname)
         await asyncio.Event().wait()
 
-    asyncio.run(serve())
+    try:
+        asyncio.run(serve())
+    except KeyboardInterrupt:       # the hub stops its services with SIGINT: a normal end, no traceback
+        pass
     return 0
 
 

@@ -104,7 +104,8 @@ def _models():
 
 
 def _precisions(names=tuple(ELEMENT_BYTES)):
-    return tuple((repr(ELEMENT_BYTES[n]), f"{n} ({ELEMENT_BYTES[n]:g} bytes)") for n in names)
+    return tuple((repr(ELEMENT_BYTES[n]), f"{n} ({ELEMENT_BYTES[n]:g} byte{'' if ELEMENT_BYTES[n] == 1 else 's'})")
+                 for n in names)
 
 
 def _rental_label(p) -> str:

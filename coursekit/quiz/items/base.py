@@ -27,6 +27,7 @@ class ItemType(ABC):
     name: str = ""
     keys: frozenset[str] = frozenset()    # the item keys this type reads, beyond those every item has
     varies: bool = False                  # True: each seed is its own variant (the self-test tries several)
+    empty_note: str = "Choose an answer first."   # a Check with nothing answered (quiz.js says the same)
 
     # --- the bank entry (bank.py) ---
     @abstractmethod

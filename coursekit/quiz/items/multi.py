@@ -10,6 +10,16 @@ from .base import register
 from .choice import ChoiceType
 
 
+AGREEING = re.compile(r"^(?:correct|right|yes)\b[\s.,:;!-]*", re.IGNORECASE)
+
+
+def missed(text: str, feedback: str) -> str:
+    """A right option the learner left out: said as missed, without its feedback's leading "Correct",
+    which read as if the answer had been right (quiz-engine.js says the same)."""
+    rest = AGREEING.sub("", feedback, count=1)
+    return f"Missed, this one applies too: {text}" + (f": {rest}" if rest else "")
+
+
 @register
 class Multi(ChoiceType):
     name = "multi"
@@ -27,8 +37,7 @@ class Multi(ChoiceType):
             raise ValueError(f"{q.id}: option index out of range in {sorted(chosen)}")
         key = self.correct_response(q)
         lines = [f"{q.option_texts[i]}: {q.option_feedback[i]}" for i in sorted(chosen, key=q.order.index)]
-        lines += [f"Missed: {q.option_texts[i]}: {q.option_feedback[i]}"
-                  for i in sorted(key - chosen, key=q.order.index)]
+        lines += [missed(q.option_texts[i], q.option_feedback[i]) for i in sorted(key - chosen, key=q.order.index)]
         if not chosen:
             lines.insert(0, "No option selected.")
         return Outcome(chosen == key, "\n".join(lines), q.explanation, chosen)
@@ -49,6 +58,8 @@ class Multi(ChoiceType):
 
         from ..widgets import FULL
 
+        hint = widgets.HTML("<p class='course-quiz-multi-hint'>Select every answer that applies.</p>", layout=FULL)
+
         view.boxes = {i: widgets.Checkbox(value=False, description=f"{view.q.letter(i)}. {t}", indent=False,
                                           layout=FULL)
                       for i, t in view.q.choices()}
@@ -56,7 +67,7 @@ class Multi(ChoiceType):
             box.add_class("course-quiz-option")
         view.input = widgets.VBox(list(view.boxes.values()), layout=FULL)
         view.input.add_class("course-quiz-options")
-        return [view.input]
+        return [hint, view.input]
 
     def widget_response(self, view) -> Any:
         chosen = frozenset(i for i, box in view.boxes.items() if box.value)

@@ -9,8 +9,12 @@ from typing import Any
 from ..bank import Item, _Reader
 from ..engine import (ItemError, Outcome, Question, call_spec, format_number, outside_tolerance, parse_number,
                       render, within)
-from ..numbers import Reading, read_number
+from ..numbers import Reading, _fmt, read_number
 from .base import ItemType, register
+
+
+HUNDREDFOLD = ("Off by a factor of 100, the rest is right: check whether the question asks for a percent "
+               "or a fraction (39% is the fraction 0.39).")
 
 
 def implausible(q: Question) -> list[str]:
@@ -18,7 +22,9 @@ def implausible(q: Question) -> list[str]:
     asks for is positive; an MFU above 100% (a run faster than its chips' peak) is impossible."""
     found = []
     if not math.isfinite(q.answer) or q.answer <= 0:
-        found.append(f"the computed answer {q.answer!r} is not a positive number")
+        found.append(f"the computed answer {q.answer!r} is not a positive number. Fix: check the answer's fn and "
+                     "its args (a scale of 0, a wrong parameter name, inputs that cancel); if the quantity can be 0 "
+                     "or negative, ask for a positive one (a saving rather than a cost, a size rather than a change)")
     elif "mfu" in q.item.id.split("-"):
         fraction = q.answer / 100 if q.item.units.strip() == "%" else q.answer
         if not 0 < fraction < 1:
@@ -30,6 +36,7 @@ def implausible(q: Question) -> list[str]:
 class Numeric(ItemType):
     name = "numeric"
     keys = frozenset({"answer", "tolerance", "units", "mistakes", "feedback"})
+    empty_note = "Type a number first."       # a number box is typed in, not chosen from
 
     def read(self, r: _Reader, data: dict, item_id: str) -> dict[str, Any]:
         fields: dict[str, Any] = {"answer": r.fn_spec(data.get("answer"), item_id, "answer")}
@@ -91,6 +98,13 @@ class Numeric(ItemType):
         for mistake, feedback in q.mistakes:
             if within(value, mistake, item.tolerance):
                 return Outcome(False, feedback, q.explanation, value)
+        # percent or fraction (quiz-engine.js does the same): a fraction where a percent is asked is
+        # right, said how it was read; any other factor-of-100 slip is named rather than left as "wrong"
+        if item.units.strip() == "%" and 0 < value <= 1 and within(value * 100, q.answer, item.tolerance):
+            read = f"Read your answer as the fraction {_fmt(value)}, that is {_fmt(value * 100)}%."
+            return Outcome(True, f"{q.feedback.get('correct', '')} {read}".strip(), q.explanation, value)
+        if any(within(value * k, q.answer, item.tolerance) for k in (100, 0.01)):
+            return Outcome(False, HUNDREDFOLD, q.explanation, value)
         return Outcome(False, q.feedback.get("incorrect", ""), q.explanation, value)
 
     def key_text(self, q: Question) -> str:

@@ -7,8 +7,9 @@
   const NOT_STARTED = "not started", IN_PROGRESS = "in progress", DONE = "done";
   const MEANING = "What the scores mean: a lesson quiz counts the questions right on the first try (you may try "
     + "again until right); a module test counts the answers right when you submitted it, against its "
-    + "pass mark; a lab counts the visible tests passing at your best check (`course check` or `check_here()`; "
-    + "hidden tests are graded by your instructor).";
+    + "pass mark; a lab counts the tasks passing their visible tests at your best check (`course check` or `check_here()`; "
+    + "in a class, your instructor grades with hidden tests as well; on your own, the visible tests are "
+    + "your check).";
   const MAX_PROBLEMS = 5;
   const SECTIONS = ["quizzes", "module_tests", "labs"];
 
@@ -50,7 +51,7 @@
     const finished = attempts.filter(attemptFinished);
     if (!finished.length) return { title, path, state: IN_PROGRESS, detail: soFar };
     const best = maxBy(finished, (a) => a.score || 0);
-    let detail = `quiz ${best.score || 0}/${best.total || 0} right on the first try (best of ${plural(attempts.length, "attempt")})`;
+    let detail = `quiz: all answered right; ${best.score || 0} of ${best.total || 0} on the first try (best of ${plural(attempts.length, "attempt")})`;
     if (!attemptFinished(latest)) detail += `; a new attempt is under way (${soFar.slice("quiz: ".length)})`;
     return { title, path, state: DONE, detail };
   }
@@ -71,9 +72,9 @@
     const latest = last.passed === best.passed && last.total === best.total ? ""
       : `; your latest check: ${last.passed} of ${last.total}`;
     if (best.total && best.passed === best.total) {
-      return { title, path, state: DONE, detail: `all ${best.total} visible tests passed at your best check${latest}` };
+      return { title, path, state: DONE, detail: `all ${best.total} tasks passed their visible tests at your best check${latest}` };
     }
-    return { title, path, state: IN_PROGRESS, detail: `${best.passed} of ${best.total} visible tests pass at your best check${latest}` };
+    return { title, path, state: IN_PROGRESS, detail: `${best.passed} of ${best.total} tasks pass their visible tests at your best check${latest}` };
   }
 
   function courseReport(outline, data) {

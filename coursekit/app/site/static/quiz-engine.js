@@ -282,6 +282,11 @@
         shown = ` (${fmt(number)} ${name})`;
       }
     }
+    const typedWords = words(rest);
+    if (value === null && !allowed.length && scale === 1 && !givenCurrency.length && typedWords.length === 1
+        && typedWords[0] === "%") {
+      value = number / 100; shown = ` (${fmt(number)}%, as a fraction)`;    // "39%" where a fraction is asked
+    }
     if (value === null) {
       const wordsOnly = !/\d/.test(rest);
       throw new UnreadableNumber(advice(raw, units, wordsOnly && Boolean(rest || givenCurrency.length)));
@@ -296,6 +301,15 @@
     if (has(tolerance, "abs")) return Math.abs(value - target) <= tolerance.abs * (1 + 1e-12);
     return Math.abs(value - target) <= tolerance.rel * Math.abs(target) * (1 + 1e-12);
   }
+
+  function missed(text, feedback) {
+    /* multi.py's missed(): a right option left out, without its feedback's leading "Correct". */
+    const rest = feedback.replace(/^(?:correct|right|yes)\b[\s.,:;!-]*/i, "");
+    return `Missed, this one applies too: ${text}` + (rest ? `: ${rest}` : "");
+  }
+
+  const HUNDREDFOLD = "Off by a factor of 100, the rest is right: check whether the question asks for a percent "
+    + "or a fraction (39% is the fraction 0.39).";
 
   function grade(item, variant, response) {
     /* {correct, feedback, explanation, response}: an option index (single), an array of indices (multi)
@@ -312,7 +326,7 @@
       const shown = variant.order;
       const lines = shown.filter((i) => chosen.has(i)).map((i) => `${variant.options[i].text}: ${variant.options[i].feedback}`);
       shown.filter((i) => key.has(i) && !chosen.has(i))
-        .forEach((i) => lines.push(`Missed: ${variant.options[i].text}: ${variant.options[i].feedback}`));
+        .forEach((i) => lines.push(missed(variant.options[i].text, variant.options[i].feedback)));
       if (!chosen.size) lines.unshift("No option selected.");
       const same = chosen.size === key.size && [...chosen].every((i) => key.has(i));
       return { correct: same, feedback: lines.join("\n"), explanation, response: [...chosen].sort((a, b) => a - b) };
@@ -323,6 +337,14 @@
     }
     for (const [mistake, feedback] of variant.mistakes) {
       if (within(value, mistake, item.tolerance)) return { correct: false, feedback, explanation, response: value };
+    }
+    // percent or fraction, as numeric.py: a fraction where a percent is asked is right; other x100 slips are named
+    if (item.units.trim() === "%" && value > 0 && value <= 1 && within(value * 100, variant.answer, item.tolerance)) {
+      const read = `Read your answer as the fraction ${fmt(value)}, that is ${fmt(value * 100)}%.`;
+      return { correct: true, feedback: `${variant.feedback.correct || ""} ${read}`.trim(), explanation, response: value };
+    }
+    if ([100, 0.01].some((k) => within(value * k, variant.answer, item.tolerance))) {
+      return { correct: false, feedback: HUNDREDFOLD, explanation, response: value };
     }
     return { correct: false, feedback: variant.feedback.incorrect || "", explanation, response: value };
   }

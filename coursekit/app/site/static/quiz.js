@@ -296,7 +296,11 @@
         view.feedback.innerHTML = feedbackHtml(null, { note: `${err.message} This did not count as a try.` });
         return null;
       }
-      if (response === null) { view.feedback.innerHTML = feedbackHtml(null, { note: "Choose an answer first." }); return null; }
+      if (response === null) {    // a number box is typed in, not chosen from (ItemType.empty_note)
+        const note = view.item.type === "single" || view.item.type === "multi" ? "Choose an answer first." : "Type a number first.";
+        view.feedback.innerHTML = feedbackHtml(null, { note });
+        return null;
+      }
       const outcome = E.grade(view.item, view.variant, response);
       const id = view.item.id;
       this.tries[id] = (this.tries[id] || 0) + 1;
@@ -304,7 +308,11 @@
       const problem = this.record(id, outcome);
       let note = [view.readAs(), problem].filter(Boolean).join(" ");
       if (outcome.correct) { view.disable(); button.disabled = true; }
-      else note = ("Try again." + (note ? " " + note : "")).trim();
+      else {    // from the second try the explanation shows (widgets.py's AFTER_EXPLANATION)
+        const again = this.tries[id] < 2 ? "Try again."
+          : "The explanation below works it through: enter the answer it leads to, to finish the question.";
+        note = (again + (note ? " " + note : "")).trim();
+      }
       view.feedback.innerHTML = feedbackHtml(outcome, { explain: outcome.correct || this.tries[id] >= 2, note });
       this.updateScore();
       document.dispatchEvent(new CustomEvent("course-progress-changed"));
@@ -474,7 +482,14 @@
       const store = loadStore();
       const base = document.documentElement.dataset.content_root || "";   // links relative to this page
       const notes = store.recovered.map((n) => `<p class="course-progress-note">Progress this browser could not read was kept aside as ${escapeHtml(n.backup)} (${escapeHtml(n.error)}).</p>`).join("");
-      table.innerHTML = notes + R.reportHtml(R.courseReport(outline, store), base);
+      // localStorage belongs to one address: the site opened from its folder and served over HTTP keep
+      // separate progress, and a learner who switched saw zero with no reason why
+      const empty = ["quizzes", "module_tests", "labs", "exercises"].every((k) => !Object.keys(store[k] || {}).length);
+      const where = `<p class="course-progress-where">${empty ? "Nothing is recorded at this address yet. " : ""}`
+        + "Progress is kept in this browser for this site's address only: the site opened from its folder and "
+        + "the same site served over HTTP (or from another address) each keep their own. To carry it over, "
+        + "export it there and import it here (the buttons on the start page).</p>";
+      table.innerHTML = notes + where + R.reportHtml(R.courseReport(outline, store), base);
     };
     root.replaceChildren(table);
     if (withTransfer) {
