@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from autograder.judge import standins
 from autograder.judge.flags import scan_source
 from autograder.sandbox.protocol import (MALFORMED, OUT_OF_MEMORY, RESULT_BYTES, RESULT_TOO_LARGE, read_report,
                                          streamed_flags)
@@ -538,6 +539,9 @@ class GradingPool:
         hide = tuple(dict.fromkeys(default_hidden(REPO_ROOT, notebook.resolve(), spec.solution_path(), self.hide)
                                    + default_hidden(course_root(), notebook.resolve(), spec.solution_path())))
         hide += ((str(self._jobs), "grader job files"),)
+        files = standins.plan(spec.forbids, spec.setup_uses)   # the child gets no reference code
+        with self._lock:
+            overlay = standins.write_overlay(files, self._jobs / "standins")
         job = {
             "cells": cells,
             "tasks": [{"grade_id": t.grade_id, "at": positions[t.grade_id],
@@ -548,7 +552,9 @@ class GradingPool:
                             "max_procs": limits.max_procs, "file_bytes": RESULT_BYTES, "network": limits.network,
                             "isolate": limits.isolate, "hide": hide,
                             "read_only": [str(REPO_ROOT)], "keep": needed_paths(),
-                            "allow": allowed_paths() if limits.allowlist else [], "scratch_mb": limits.scratch_mb},
+                            "allow": allowed_paths() if limits.allowlist else [], "scratch_mb": limits.scratch_mb,
+                            "overlay": overlay},
+            "standins": files,
         }
         index, worker = self._idle.get()
         try:

@@ -52,6 +52,8 @@ class Confinement:
     keep: tuple[str, ...] = ()               # folders that stay visible even inside a hidden one
     allow: tuple[str, ...] = ()              # the only host trees the child sees (read-only); () = hide list
     scratch_mb: int = 256                    # total the child may write: /tmp, /var/tmp and /dev/shm together
+    # (host path of a course file, its grading stand-in) bound over it read-only (autograder/judge/standins.py)
+    overlay: tuple[tuple[str, str], ...] = ()
 
 
 def _call(name: str, *args) -> int:
@@ -139,6 +141,7 @@ def _allowlist_root(conf: Confinement) -> str | None:
     trees = [p for p in trees if p not in links and os.path.isdir(p)]
     held = {p: os.open(p, os.O_PATH) for p in ["/proc", *trees]}   # before the tmpfs covers any of them
     dev = {name: os.open(f"/dev/{name}", os.O_PATH) for name in DEVICES if os.path.exists(f"/dev/{name}")}
+    stand_ins = {real: os.open(standin, os.O_PATH) for real, standin in conf.overlay}
     try:
         if _mount("tmpfs", NEW_ROOT, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755"):
             return "cannot mount its tmpfs"
@@ -178,6 +181,11 @@ def _allowlist_root(conf: Confinement) -> str | None:
             os.makedirs(alias)
             if _mount(folder, alias, None, MS_BIND):
                 return f"cannot bind {alias[len(root):]}"
+        for real, fd in stand_ins.items():                  # the course's reference code: never the real file
+            if os.path.isfile(root + real) and (
+                    _mount(f"/proc/self/fd/{fd}", root + real, None, MS_BIND) or
+                    _mount(None, root + real, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)):
+                return f"cannot cover {real} with its stand-in"
         for path, _label in conf.hide:                      # instructor files inside an allowed tree
             inside = any(path.startswith(tree.rstrip("/") + "/") for tree in bound)
             if inside and os.path.lexists(root + path) and _hide(root + path):
@@ -187,7 +195,7 @@ def _allowlist_root(conf: Confinement) -> str | None:
         os.chdir("/")
         return None
     finally:
-        for fd in (*held.values(), *dev.values()):
+        for fd in (*held.values(), *dev.values(), *stand_ins.values()):
             os.close(fd)
 
 
@@ -223,6 +231,14 @@ def _hide_known(conf: Confinement) -> tuple[list[str], bool]:
     return flags, private_tmp
 
 
+def _identity(path: str) -> tuple[int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
+
+
 def _limits(conf: Confinement) -> None:
     cpu = max(1, int(conf.cpu_s + 0.999))
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))   # soft: SIGXCPU, hard: SIGKILL
@@ -237,10 +253,15 @@ def enter(conf: Confinement, parent: int) -> list[str]:
     """Confine the calling (forked, root) process, which dies with `parent` (its worker); return flags
     naming the protections that are missing."""
     os.setsid()                                    # the worker kills the whole group on timeout
+    stand_ins = {real: _identity(standin) for real, standin in conf.overlay}
     if conf.isolate:
         flags, private_tmp = _namespaces(conf)
     else:
         flags, private_tmp = ["sandbox: isolation disabled by the limits (no namespaces, no uid drop)"], False
+    # checked, not assumed: each course file the child can open must now be its stand-in
+    if any(_identity(real) != ident for real, ident in stand_ins.items()):
+        flags.append("sandbox: the course's reference code is replaced in the grading process only: its files "
+                     "stay readable (a subprocess or a read of the file finds the reference)")
     # Without a private /tmp every child would share /tmp/work and see the previous student's files.
     workdir = WORKDIR if private_tmp else shared_workdir(os.getpid())
     os.makedirs(workdir, mode=0o700, exist_ok=True)

@@ -63,11 +63,14 @@ def _child(request: dict, spec, shell, out_w: int, flag_w: int, uid: int, worker
         os.dup2(result_fd, RESULT_FD)
         os.dup2(flag_w, FLAG_FD)
         os.closerange(FLAG_FD + 1, 4096)           # the control pipes to the engine stay out of reach
+        from autograder.judge import standins
         from autograder.sandbox import confine, harness, policy
 
-        settings = {k: tuple(map(tuple, v)) if k == "hide" else tuple(v) if k in ("read_only", "keep", "allow") else v
-                    for k, v in job["confinement"].items()}
+        settings = {k: tuple(map(tuple, v)) if k in ("hide", "overlay") else tuple(v)
+                    if k in ("read_only", "keep", "allow") else v for k, v in job["confinement"].items()}
         flags = confine.enter(confine.Confinement(**dict(settings, uid=uid)), worker)
+        # what this process imported before the fork (the spec's modules, the warm ones) is the real code
+        standins.replace_in_memory(job.get("standins", {}), spec)
         os.environ.clear()
         os.environ.update(policy.child_environment(os.getcwd()))
         torch = sys.modules.get("torch")
