@@ -85,9 +85,51 @@ def test_functions_imported_before_the_fork_are_replaced_in_memory(tmp_path):
     assert held.__code__.co_qualname == "ridge"                        # the watch still names what was reached
 
 
-def test_every_lab_names_real_course_code_it_keeps():
-    """A lab's setup_uses must name forbidden course code that exists (autograder validate checks it too)."""
+def test_setup_uses_names_forbidden_course_code_that_exists():
+    """`autograder validate` refuses a setup_uses entry that keeps nothing real; every lab's are sound."""
+    from dataclasses import replace
+
     from autograder.author.validate import setup_uses_problems
 
-    for lab in ("lab1-roofline", "lab3-kv-cache", "lab5-moe"):
+    for lab in sorted(p.parent.name for p in standins.COURSEKIT.parent.glob("solutions/*/spec.py")):
         assert setup_uses_problems(load_spec(lab)) == [], lab
+    wrong = replace(load_spec("lab1-roofline"),
+                    setup_uses=("coursekit.calc.roofline.no_such", "coursekit.hardware.Chip", "torch.matmul"))
+    problems = setup_uses_problems(wrong)
+    assert len(problems) == 3
+    assert "roofline.py defines no no_such" in problems[0] and "not forbidden by any task" in problems[1]
+    assert "names no function or class of the course's code" in problems[2]
+
+
+SPEC_MODULE = '''
+def _shape(case):
+    return case * 2
+
+def prepare(case):
+    return (_shape(case),), {}
+
+def reference(x):
+    return x + 1
+
+def _expected(x):
+    return reference(x)
+'''
+
+
+def test_the_specs_own_functions_go_but_what_prepare_needs(tmp_path):
+    """The worker loaded the spec before forking: its references and helpers are replaced in the child,
+    its prepare step (and the helpers it calls) stays."""
+    from types import SimpleNamespace
+
+    path = tmp_path / "spec.py"
+    path.write_text(SPEC_MODULE)
+    spec_of = importlib.util.spec_from_file_location("autograder_spec_fake", path)
+    module = importlib.util.module_from_spec(spec_of)
+    spec_of.loader.exec_module(module)
+    task = SimpleNamespace(prepare=module.prepare, encode=repr, reference=module.reference, hidden=None)
+    spec = SimpleNamespace(origin=str(path), lab_id="fake", tasks=(task,))
+    standins.replace_in_memory({}, spec)
+    assert module.prepare(2) == ((4,), {})
+    for call in (lambda: module.reference(1), lambda: module._expected(1)):
+        with pytest.raises(NotImplementedError, match="the spec of fake.* is not available while grading"):
+            call()

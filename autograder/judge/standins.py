@@ -12,7 +12,8 @@ names it in `LabSpec.setup_uses`.
 
 Only pure-Python course files under coursekit/ get stand-ins. `autograder` (in the default list) is the
 grader itself: its task references live in solutions/, which the child never sees, and in the spec the
-worker loaded, whose `reference` and `hidden` functions `replace_in_memory` replaces too.
+worker loaded, whose functions `replace_in_memory` replaces too (all but the prepare and encode steps
+the child runs).
 """
 from __future__ import annotations
 
@@ -188,20 +189,44 @@ def _raising(code: types.CodeType, message: str) -> types.CodeType:
                          co_firstlineno=code.co_firstlineno)
 
 
+def _spec_needs(spec) -> set:
+    """The spec file's own functions the child runs: each task's prepare and encode, and the functions of
+    that file they reach by name or closure."""
+    origin = os.path.realpath(spec.origin) if getattr(spec, "origin", None) else None
+    todo = [f for task in spec.tasks for f in (task.prepare, task.encode) if isinstance(f, types.FunctionType)]
+    needed: set = set()
+    while todo:
+        function = todo.pop()
+        if function in needed or os.path.realpath(function.__code__.co_filename) != origin:
+            continue
+        needed.add(function)
+        codes, names = [function.__code__], set()
+        while codes:
+            code = codes.pop()
+            names.update(code.co_names)
+            codes += [c for c in code.co_consts if isinstance(c, types.CodeType)]
+        found = [function.__globals__.get(n) for n in names]
+        todo += [f for f in found if isinstance(f, types.FunctionType)]
+        todo += [f for cls in found if isinstance(cls, type) for f in vars(cls).values()   # a class of its own
+                 if isinstance(f, types.FunctionType)]
+        todo += [c.cell_contents for c in function.__closure__ or () if isinstance(c.cell_contents, types.FunctionType)]
+    return needed
+
+
 def replace_in_memory(files: dict[str, dict], spec=None) -> int:
     """Swap the code of every function object of a replaced course function in this process (imported
-    before the fork: the spec's, the warm modules'), and of the spec's `reference` and `hidden`
-    functions; forget cached source lines. Returns how many functions were replaced."""
+    before the fork: the spec's, the warm modules'), and of every function of the spec's own file but
+    the prepare and encode steps the child runs (its references, hidden-case generators, expected-value
+    helpers); forget cached source lines. Returns how many functions were replaced."""
     linecache.clearcache()
+    if spec is not None and getattr(spec, "origin", None):
+        files = dict(files, **{os.path.realpath(spec.origin): {"module": f"the spec of {spec.lab_id}",
+                                                                "names": [""], "keep": []}})
+    needed = _spec_needs(spec) if spec is not None else set()
     targets: dict[types.FunctionType, str] = {}
-    for task in getattr(spec, "tasks", ()):
-        for role in ("reference", "hidden"):
-            function = getattr(task, role, None)
-            if isinstance(function, types.FunctionType):
-                targets[function] = f"{task.grade_id}'s {role}"
     paths: dict[str, str | None] = {}
     for obj in gc.get_objects():
-        if type(obj) is not types.FunctionType:
+        if type(obj) is not types.FunctionType or obj in needed:
             continue
         filename = obj.__code__.co_filename
         if filename not in paths:
