@@ -225,12 +225,13 @@ def replace_in_memory(files: dict[str, dict], spec=None) -> int:
     needed = _spec_needs(spec) if spec is not None else set()
     targets: dict[types.FunctionType, str] = {}
     paths: dict[str, str | None] = {}
+    names = {os.path.basename(path) for path in files}       # realpath only for files that may match
     for obj in gc.get_objects():
         if type(obj) is not types.FunctionType or obj in needed:
             continue
         filename = obj.__code__.co_filename
         if filename not in paths:
-            paths[filename] = os.path.realpath(filename) if filename.endswith(".py") else None
+            paths[filename] = os.path.realpath(filename) if os.path.basename(filename) in names else None
         entry = files.get(paths[filename]) if paths[filename] else None
         if entry is not None and replaced(entry, obj.__code__.co_qualname):
             targets[obj] = f"{entry['module']}.{obj.__code__.co_qualname}"
