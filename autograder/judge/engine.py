@@ -539,9 +539,12 @@ class GradingPool:
         hide = tuple(dict.fromkeys(default_hidden(REPO_ROOT, notebook.resolve(), spec.solution_path(), self.hide)
                                    + default_hidden(course_root(), notebook.resolve(), spec.solution_path())))
         hide += ((str(self._jobs), "grader job files"),)
-        files = standins.plan(spec.forbids, spec.setup_uses)   # the child gets no reference code
-        with self._lock:
-            overlay = standins.write_overlay(files, self._jobs / "standins")
+        try:                                                    # the child gets no reference code
+            files = standins.plan(spec.forbids, spec.setup_uses)
+            with self._lock:
+                overlay = standins.write_overlay(files, self._jobs / "standins")
+        except Exception as error:          # noqa: BLE001 - the course's code or the spec: not the student's
+            raise GraderError(f"{spec.lab_id}: cannot write the stand-ins for its forbidden code: {error!r}") from error
         job = {
             "cells": cells,
             "tasks": [{"grade_id": t.grade_id, "at": positions[t.grade_id],

@@ -141,7 +141,7 @@ def _allowlist_root(conf: Confinement) -> str | None:
     trees = [p for p in trees if p not in links and os.path.isdir(p)]
     held = {p: os.open(p, os.O_PATH) for p in ["/proc", *trees]}   # before the tmpfs covers any of them
     dev = {name: os.open(f"/dev/{name}", os.O_PATH) for name in DEVICES if os.path.exists(f"/dev/{name}")}
-    stand_ins = {real: os.open(standin, os.O_PATH) for real, standin in conf.overlay}
+    stand_ins = {real: os.open(standin, os.O_PATH) for real, standin in conf.overlay if os.path.isfile(standin)}
     try:
         if _mount("tmpfs", NEW_ROOT, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755"):
             return "cannot mount its tmpfs"
