@@ -171,3 +171,22 @@ def test_every_course_module_still_imports_with_the_stand_ins(tmp_path):
     run = subprocess.run([sys.executable, "-c", IMPORT_ALL, str(tmp_path)], capture_output=True, text=True,
                          timeout=600, env={**os.environ, "MPLBACKEND": "Agg"}, cwd=tmp_path)
     assert run.returncode == 0 and run.stdout.strip() == "", run.stdout + run.stderr[-2000:]
+
+
+def test_a_reach_is_kept_when_the_call_raises_and_the_graders_instruments_do_not_count():
+    """While grading, the course's code only raises: what the call reached before that is still reported.
+    The harness's own os.environ (code of `autograder`, which the default rule forbids) is not a reach."""
+    from coursekit.checks.cases import DEFAULT_FORBIDDEN
+    from coursekit.checks.reach import call_watched
+
+    fake = {"__name__": "coursekit.calc.fake"}
+    exec("def ridge(x):\n    raise NotImplementedError('stand-in')\n", fake)
+    seen: list[str] = []
+    with pytest.raises(NotImplementedError):
+        call_watched(lambda x: fake["ridge"](x), (1,), {}, DEFAULT_FORBIDDEN, seen)
+    assert seen == ["coursekit.calc.fake.ridge"]
+    instrument = {"__name__": "autograder.sandbox.harness"}
+    exec("def lookup(key):\n    return key.upper()\n", instrument)
+    assert call_watched(instrument["lookup"], ("x",), {}, DEFAULT_FORBIDDEN)[1] == "autograder.sandbox.harness.lookup"
+    assert call_watched(instrument["lookup"], ("x",), {}, DEFAULT_FORBIDDEN, None,
+                        ("autograder.sandbox.harness",)) == ("X", None)

@@ -20,6 +20,8 @@ from autograder.sandbox.protocol import FLAGS_END, RESULT_TOO_LARGE
 from autograder.spec import Case, LabSpec
 
 ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
+# The harness's own instruments a graded function passes through (its os.environ): not the course's code
+INSTRUMENTS = (__name__,)
 STUDENT_FILE = "<ipython-input-"
 
 
@@ -257,7 +259,7 @@ def run(job: dict, spec: LabSpec, shell, result_fd: int, sandbox_flags: list[str
                 reaches: list[str] = []                      # kept when the call raises (a stand-in did)
                 try:
                     args, kwargs = task.prepare(case)
-                    output, _ = watched(function, args, kwargs, forbids[task.grade_id], reaches)
+                    output, _ = watched(function, args, kwargs, forbids[task.grade_id], reaches, INSTRUMENTS)
                     _note_reach(entry, task.grade_id, reaches, observer)
                     _plain_type(output, observer)
                     value = task.encode(output)
