@@ -85,6 +85,9 @@ class LabSpec:
                                  # and the notebook, nothing else (not spec.py, not scratch files)
     budget_s: float = 300        # `autograder validate`: the solution notebook, run top to bottom on the
                                  # CPU in quick mode (COURSE_QUICK=1, as grading runs it), takes at most this
+    setup_uses: tuple[str, ...] = ()   # forbidden course code (dotted names) the lab's own setup, or a
+                                 # task's prepare, needs while grading: kept real in the grading child, where
+                                 # the rest of what `forbidden` names is a stand-in that raises (docs/SANDBOX.md)
 
     def solution_path(self) -> Path:
         if self.solution is None:
@@ -105,6 +108,11 @@ class LabSpec:
     @property
     def total_points(self) -> float:
         return sum(task.points for task in self.tasks)
+
+    @property
+    def forbids(self) -> tuple[str, ...]:
+        """Every rule of every task, once each, in order."""
+        return tuple(dict.fromkeys(rule for task in self.tasks for rule in task.forbids))
 
 
 _SPECS: dict[str, LabSpec] = {}

@@ -462,6 +462,25 @@ def test_the_allowlist_root_keeps_a_course_under_tmp(tmp_path):
     assert report["probe"] == {"code": "code", "solution": "FileNotFoundError", "other": "FileNotFoundError"}, report
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to reach the namespace calls")
+def test_the_allowlist_root_shows_a_stand_in_instead_of_the_course_file(tmp_path):
+    """Confinement.overlay: the child opens the stand-in at the course file's own path; without an
+    allowlist root the real file stays, and the flags say so."""
+    checkout, jobs = tmp_path / "clone", tmp_path / "jobs"
+    for folder in (checkout / "coursekit", jobs):
+        folder.mkdir(parents=True)
+    (checkout / "coursekit" / "calc.py").write_text("the reference")
+    (jobs / "stand-in.py").write_text("a stand-in")
+    overlay = ((str(checkout / "coursekit" / "calc.py"), str(jobs / "stand-in.py")),)
+    probes = {"code": checkout / "coursekit" / "calc.py", "jobs": jobs / "stand-in.py"}
+
+    report = _confine_in_child(lambda conf: _read_each(probes), allow=(str(checkout / "coursekit"),), overlay=overlay)
+    assert report == {"flags": [], "probe": {"code": "a stand-in", "jobs": "FileNotFoundError"}}, report
+    report = _confine_in_child(lambda conf: _read_each(probes), read_only=(str(checkout),), overlay=overlay)
+    assert report["probe"]["code"] == "the reference"
+    assert any("reference code is replaced in the grading process only" in f for f in report["flags"]), report
+
+
 def test_a_report_the_grader_cannot_parse_is_the_submissions_failure(tmp_path):
     from autograder.sandbox.protocol import MALFORMED, read_report, streamed_flags
 

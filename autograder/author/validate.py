@@ -1,6 +1,7 @@
 """`autograder validate LAB`: before students see a lab, everything its author got wrong, one line each.
 
 Each problem names the task, the case and the fix. The checks, in order:
+  uses       each name in `LabSpec.setup_uses` is course code one of the lab's rules forbids, and exists
   spec       every visible case is plain data (the grader sends cases as JSON) and its `expected` agrees
              with the reference; the reference gives the same output twice (visible cases and the first
              secret's hidden ones); on `seeds` secrets every
@@ -97,6 +98,26 @@ def _spec_says(message: str) -> str:
     where, reference, typed = found.groups()
     at = "" if where == "output" else f" at {where.removeprefix('output')}"
     return f"the spec says {typed}{at}, the reference gives {reference}"
+
+
+def setup_uses_problems(spec: LabSpec) -> list[str]:
+    """What is wrong with the lab's `setup_uses`: a name no rule forbids (it is real in the child anyway)
+    or one that names no function or class of the course's code."""
+    from autograder.judge import standins
+
+    problems = []
+    files = standins.plan(spec.forbids)
+    for name in spec.setup_uses:
+        found = standins._resolve(name)
+        if not found or not found[0] or not found[1]:
+            problems.append(f"{name!r} names no function or class of the course's code (coursekit/)")
+            continue
+        path, inner = str(found[0][0].resolve()), found[1]
+        if path not in files or not standins.replaced(dict(files[path], keep=[]), inner):
+            problems.append(f"{name!r} is not forbidden by any task: it needs no setup_uses entry")
+        elif inner not in standins.qualnames(path):
+            problems.append(f"{name!r}: {found[0][0].name} defines no {inner}")
+    return problems
 
 
 def check_spec(spec: LabSpec, report: Report, seeds: int) -> set[str]:
@@ -303,11 +324,14 @@ def check_release(course: Course, spec: LabSpec, solution: nbformat.NotebookNode
 def validate(course: Course, lab: str, *, seeds: int = 20, log: Callable[[str], None] = lambda _: None) -> Report:
     from autograder.judge.engine import GradingPool, Limits
     from autograder.release.generate import generate
-    from autograder.sandbox.confine import unavailable
+    from autograder.sandbox.child import unavailable
 
     report = Report(lab)
     spec = course.spec(lab)
     timer = time.perf_counter()
+    for problem in setup_uses_problems(spec):
+        report.add("uses", "-", "setup_uses", problem, "list only course functions or classes a task forbids "
+                   "and the lab's setup or a task's prepare needs while grading")
     broken = check_spec(spec, report, seeds)
     check_draws(spec, report)
     report.numbers["spec"] = time.perf_counter() - timer
@@ -363,6 +387,8 @@ def validate(course: Course, lab: str, *, seeds: int = 20, log: Callable[[str], 
                         report.add("solution", task.grade_id, student, f"the solution fails: {verdict.message}",
                                    "define the function (and everything it reads) in the answer cells or in "
                                    "top-level statements of other cells" if unreachable else
+                                   "name the course code the setup or prepare needs in the spec's setup_uses"
+                                   if "not available while grading" in verdict.message else
                                    "fix the solution, the case generator or the task's compare")
                     nbgrader_error = in_kernel.get(task.grade_id, "no such test cell")
                     if verdict.passed != (nbgrader_error is None):

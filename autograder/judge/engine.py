@@ -27,13 +27,15 @@ from pathlib import Path
 from typing import Any
 
 from autograder.judge.budget import Budget, OverBudget
+from autograder.judge import standins
 from autograder.judge.flags import scan_source
 from autograder.sandbox.protocol import (MALFORMED, OUT_OF_MEMORY, RESULT_BYTES, RESULT_TOO_LARGE, read_report,
                                          streamed_flags)
 from autograder.judge.hidden import hidden_cases
 from autograder.judge.reference import reference_output
 from autograder.sandbox.scratch import private_folder
-from autograder.sandbox.confine import kill_uid, unavailable
+from autograder.sandbox.child import unavailable
+from autograder.sandbox.confine import kill_uid
 from autograder.sandbox.policy import Limits, allowed_paths, default_hidden, needed_paths
 from autograder.spec import REPO_ROOT, Case, LabSpec, Task
 from autograder.collect.submitted import MAX_NOTEBOOK_BYTES   # one limit for every reader of submitted/
@@ -567,6 +569,12 @@ class GradingPool:
         hide = tuple(dict.fromkeys(default_hidden(REPO_ROOT, notebook.resolve(), spec.solution_path(), self.hide)
                                    + default_hidden(course_root(), notebook.resolve(), spec.solution_path())))
         hide += ((str(self._jobs), "grader job files"),)
+        try:                                                    # the child gets no reference code
+            files = standins.plan(spec.forbids, spec.setup_uses)
+            with self._lock:
+                overlay = standins.write_overlay(files, self._jobs / "standins")
+        except Exception as error:          # noqa: BLE001 - the course's code or the spec: not the student's
+            raise GraderError(f"{spec.lab_id}: cannot write the stand-ins for its forbidden code: {error!r}") from error
         job = {
             "cells": cells,
             "tasks": [{"grade_id": t.grade_id, "at": positions[t.grade_id],
@@ -577,7 +585,9 @@ class GradingPool:
                             "max_procs": limits.max_procs, "file_bytes": RESULT_BYTES, "network": limits.network,
                             "isolate": limits.isolate, "hide": hide,
                             "read_only": [str(REPO_ROOT)], "keep": needed_paths(),
-                            "allow": allowed_paths() if limits.allowlist else [], "scratch_mb": limits.scratch_mb},
+                            "allow": allowed_paths() if limits.allowlist else [], "scratch_mb": limits.scratch_mb,
+                            "overlay": overlay},
+            "standins": files,
         }
         index, worker = self._idle.get()
         try:

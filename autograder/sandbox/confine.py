@@ -1,12 +1,9 @@
-"""Confine a forked grading child before it runs student code (Linux; see docs/SANDBOX.md).
+"""The sandbox's mechanisms as root (Linux; see docs/SANDBOX.md), called by child.enter in the forked child.
 
-`enter` runs in the forked child. As root it moves the child into new network, IPC and mount
-namespaces, builds the allowlist root, sets resource limits and drops to an unprivileged uid. As
-any other user (an instructor grading in their own terminal on the hub) it does the same inside a
-new user namespace (userns.py): the same allowlist root, plus a PID namespace and no capabilities
-left, since there is no other uid to drop to. Each mechanism that is unavailable is skipped and
-reported as a flag, so a result always says which protections were really active; `unavailable`
-tells the engine beforehand when a non-root grader cannot confine at all.
+New network, IPC and mount namespaces, the allowlist root (also built by userns.py without root), the
+fallback hide list, resource limits, and killing what a uid left behind. Each mechanism that is
+unavailable is skipped and reported as a flag, so a result always says which protections were really
+active.
 """
 from __future__ import annotations
 
@@ -18,7 +15,7 @@ import signal
 import time
 from dataclasses import dataclass
 
-from autograder.sandbox.policy import DEVICES, SYSTEM_TREES, WORKDIR
+from autograder.sandbox.policy import DEVICES, SYSTEM_TREES
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWIPC = 0x08000000
@@ -58,6 +55,8 @@ class Confinement:
     keep: tuple[str, ...] = ()               # folders that stay visible even inside a hidden one
     allow: tuple[str, ...] = ()              # the only host trees the child sees (read-only); () = hide list
     scratch_mb: int = 256                    # total the child may write: /tmp, /var/tmp and /dev/shm together
+    # (host path of a course file, its grading stand-in) bound over it read-only (autograder/judge/standins.py)
+    overlay: tuple[tuple[str, str], ...] = ()
 
 
 def _call(name: str, *args) -> int:
@@ -151,6 +150,7 @@ def _allowlist_root(conf: Confinement, fresh_proc: bool = False) -> str | None:
     trees = [p for p in trees if p not in links and os.path.isdir(p)]
     held = {p: os.open(p, os.O_PATH) for p in ["/proc", *trees]}   # before the tmpfs covers any of them
     dev = {name: os.open(f"/dev/{name}", os.O_PATH) for name in DEVICES if os.path.exists(f"/dev/{name}")}
+    stand_ins = {real: os.open(standin, os.O_PATH) for real, standin in conf.overlay if os.path.isfile(standin)}
     try:
         if _mount("tmpfs", NEW_ROOT, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755"):
             return "cannot mount its tmpfs"
@@ -194,6 +194,11 @@ def _allowlist_root(conf: Confinement, fresh_proc: bool = False) -> str | None:
             os.makedirs(alias)
             if _mount(folder, alias, None, MS_BIND):
                 return f"cannot bind {alias[len(root):]}"
+        for real, fd in stand_ins.items():                  # the course's reference code: never the real file
+            if os.path.isfile(root + real) and (
+                    _mount(f"/proc/self/fd/{fd}", root + real, None, MS_BIND) or
+                    _mount(None, root + real, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)):
+                return f"cannot cover {real} with its stand-in"
         for path, _label in conf.hide:                      # instructor files inside an allowed tree
             inside = any(path.startswith(tree.rstrip("/") + "/") for tree in bound)
             if inside and os.path.lexists(root + path) and _hide(root + path):
@@ -203,7 +208,7 @@ def _allowlist_root(conf: Confinement, fresh_proc: bool = False) -> str | None:
         os.chdir("/")
         return None
     finally:
-        for fd in (*held.values(), *dev.values()):
+        for fd in (*held.values(), *dev.values(), *stand_ins.values()):
             os.close(fd)
 
 
@@ -239,6 +244,14 @@ def _hide_known(conf: Confinement) -> tuple[list[str], bool]:
     return flags, private_tmp
 
 
+def _identity(path: str) -> tuple[int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
+
+
 def _limits(conf: Confinement) -> None:
     cpu = max(1, int(conf.cpu_s + 0.999))
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))   # soft: SIGXCPU, hard: SIGKILL
@@ -247,69 +260,6 @@ def _limits(conf: Confinement) -> None:
     resource.setrlimit(resource.RLIMIT_FSIZE, (conf.file_bytes, conf.file_bytes))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
-
-
-def enter(conf: Confinement, parent: int) -> list[str]:
-    """Confine the calling (forked) process, which dies with `parent` (its worker); return flags
-    naming the protections that are missing.
-
-    Not root: in a user namespace (userns.py), this call returns only in the process that runs the
-    student's code, PID 2 of the child's own PID namespace; the forked child itself and that
-    namespace's PID 1 wait there and exit without returning.
-    """
-    from autograder.sandbox import userns
-
-    os.setsid()                                    # the worker kills the whole group on timeout
-    mode = "off" if not conf.isolate else "root" if os.geteuid() == 0 else "userns"
-    if mode == "root":
-        flags, private_tmp = _namespaces(conf)
-    elif mode == "userns":
-        flags, private_tmp = userns.enter(conf, parent)
-        parent = 1                                 # PID 1 of the child's namespace, which reaps and reports
-    else:
-        flags, private_tmp = ["sandbox: isolation disabled by the limits (no namespaces, no uid drop)"], False
-    _close_status_pipe()
-    # Without a private /tmp every child would share /tmp/work and see the previous student's files.
-    workdir = WORKDIR if private_tmp else shared_workdir(os.getpid())
-    os.makedirs(workdir, mode=0o700, exist_ok=True)
-    if mode == "root":
-        os.chown(workdir, conf.uid, conf.uid)
-    if mode == "off":
-        flags.append("sandbox: runs as the grader's own uid: process limit shared with the grader")
-    else:
-        # RLIMIT_NPROC counts the processes of one uid: the worker's own uid as root; in a user namespace,
-        # the processes of the instructor's uid inside that namespace only. A fork bomb starves itself.
-        resource.setrlimit(resource.RLIMIT_NPROC, (conf.max_procs, conf.max_procs))
-    _limits(conf)
-    os.chdir(workdir)
-    if mode == "root":
-        os.setgroups([])
-        os.setresgid(conf.uid, conf.uid, conf.uid)
-        os.setresuid(conf.uid, conf.uid, conf.uid)
-    elif mode == "userns":
-        userns.drop_capabilities()                 # no uid to drop to: drop what the namespace gave instead
-    _call("prctl", PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)   # setuid binaries cannot give root back
-    die_with_parent(parent)                       # after the uid drop, which clears the setting
-    return flags
-
-
-def _close_status_pipe() -> None:
-    """Student code must not hold the pipe on which PID 1 of its namespace reports (userns.py)."""
-    from autograder.sandbox.protocol import STATUS_FD
-
-    try:
-        os.close(STATUS_FD)
-    except OSError:
-        pass
-
-
-def unavailable() -> str | None:
-    """Why this process cannot confine a grading child, or None when it can (see userns.probe)."""
-    if os.geteuid() == 0:
-        return None                                # root: each mechanism is tried, and a missing one flagged
-    from autograder.sandbox import userns
-
-    return userns.probe()
 
 
 def die_with_parent(parent: int) -> None:

@@ -23,6 +23,8 @@ ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
 # A process's environment as a file (its own or another's, a thread's too), and a glob reaching for them.
 PROC_ENVIRON = re.compile(r"/proc/[^/]+(?:/task/[^/]+)?/environ")
 PROC_ENVIRON_GLOB = re.compile(r"/proc/.*environ")
+# The harness's own instruments a graded function passes through (its os.environ): not the course's code
+INSTRUMENTS = (__name__,)
 STUDENT_FILE = "<ipython-input-"
 
 
@@ -236,6 +238,12 @@ def _plain_type(value: Any, observer: Observer, depth: int = 0) -> None:
             _plain_type(item, observer, depth + 1)
 
 
+def _note_reach(entry: dict, grade_id: str, reaches: list[str], observer: Observer) -> None:
+    if reaches and "forbidden" not in entry:
+        entry["forbidden"] = reaches[0]
+        observer.flags.add(f"reference: {grade_id} calls {reaches[0]}")
+
+
 def note_error(error: BaseException | None, observer: Observer) -> None:
     """Flag errors that mean a limit was hit or an exit was attempted."""
     if error is None:
@@ -281,17 +289,17 @@ def run(job: dict, spec: LabSpec, shell, result_fd: int, sandbox_flags: list[str
         if callable(function):
             for raw in task_job["cases"]:
                 case = Case(raw["name"], tuple(raw["args"]), dict(raw["kwargs"]))
+                reaches: list[str] = []                      # kept when the call raises (a stand-in did)
                 try:
                     args, kwargs = task.prepare(case)
-                    output, reached = watched(function, args, kwargs, forbids[task.grade_id])
-                    if reached and "forbidden" not in entry:
-                        entry["forbidden"] = reached
-                        observer.flags.add(f"reference: {task.grade_id} calls {reached}")
+                    output, _ = watched(function, args, kwargs, forbids[task.grade_id], reaches, INSTRUMENTS)
+                    _note_reach(entry, task.grade_id, reaches, observer)
                     _plain_type(output, observer)
                     value = task.encode(output)
                     dumps(value)                              # unencodable data fails this case only
                     entry["outputs"].append({"value": value})
                 except BaseException as error:               # noqa: BLE001
+                    _note_reach(entry, task.grade_id, reaches, observer)
                     note_error(error, observer)
                     entry["outputs"].append({"error": short_error(error)})
         tasks[task.grade_id] = entry

@@ -102,7 +102,7 @@ def probe() -> str | None:
 
 
 def enter(conf, parent: int) -> tuple[list[str], bool]:
-    """Called by confine.enter in the forked child (not root). Returns (flags, whether /tmp is private)
+    """Called by child.enter in the forked child (not root). Returns (flags, whether /tmp is private)
     only in PID 2, the process that goes on to run student code."""
     from autograder.sandbox import confine
 
@@ -136,7 +136,7 @@ def enter(conf, parent: int) -> tuple[list[str], bool]:
             private_tmp = True
     student = os.fork()
     if student == 0:
-        return flags, private_tmp                  # PID 2: confine.enter goes on (limits, capabilities)
+        return flags, private_tmp                  # PID 2: child.enter goes on (limits, capabilities)
     _reap_until(student)
 
 

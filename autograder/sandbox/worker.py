@@ -62,13 +62,16 @@ def _child(request: dict, spec, shell, out_w: int, flag_w: int, status_w: int, u
         result_fd = os.open(request["result"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         os.dup2(result_fd, RESULT_FD)
         os.dup2(flag_w, FLAG_FD)
-        os.dup2(status_w, STATUS_FD)               # closed before student code runs (confine.enter)
+        os.dup2(status_w, STATUS_FD)               # closed before student code runs (child.enter)
         os.closerange(STATUS_FD + 1, 4096)         # the control pipes to the engine stay out of reach
-        from autograder.sandbox import confine, harness, policy
+        from autograder.judge import standins
+        from autograder.sandbox import child, confine, harness, policy
 
-        settings = {k: tuple(map(tuple, v)) if k == "hide" else tuple(v) if k in ("read_only", "keep", "allow") else v
-                    for k, v in job["confinement"].items()}
-        flags = confine.enter(confine.Confinement(**dict(settings, uid=uid)), worker)
+        settings = {k: tuple(map(tuple, v)) if k in ("hide", "overlay") else tuple(v)
+                    if k in ("read_only", "keep", "allow") else v for k, v in job["confinement"].items()}
+        flags = child.enter(confine.Confinement(**dict(settings, uid=uid)), worker)
+        # what this process imported before the fork (the spec's modules, the warm ones) is the real code
+        standins.replace_in_memory(job.get("standins", {}), spec)
         os.environ.clear()
         os.environ.update(policy.child_environment(os.getcwd()))
         torch = sys.modules.get("torch")

@@ -88,12 +88,15 @@ def _from_file(filename: str, qualname: str, rules: tuple[str, ...]) -> str | No
 
 
 def call_watched(function: Callable[..., Any], args: tuple, kwargs: dict,
-                 forbidden: tuple[str, ...]) -> tuple[Any, str | None]:
+                 forbidden: tuple[str, ...], seen: list[str] | None = None,
+                 exempt: tuple[str, ...] = ()) -> tuple[Any, str | None]:
     """(function's result, dotted name of the first forbidden function it reached, or None).
-    Raises what the function raises; a hook removed by the function counts as reaching."""
+    Raises what the function raises; what it reached before raising is still added to `seen` (while
+    grading, the course's code only raises). A hook removed by the function counts as reaching.
+    `exempt` names code that is not counted (the grader's own instrumentation, such as its os.environ)."""
     if not forbidden:
         return function(*args, **kwargs), None
-    seen: list[str] = []
+    seen = [] if seen is None else seen
     watching = [True]
 
     def hook(frame, event, arg):
@@ -108,6 +111,8 @@ def call_watched(function: Callable[..., Any], args: tuple, kwargs: dict,
         if event != "call" or frame.f_code.co_qualname == "<module>":
             return
         code, module = frame.f_code, frame.f_globals.get("__name__", "")
+        if exempt and isinstance(module, str) and _matches(module, code.co_qualname, exempt):
+            return
         if isinstance(module, str) and _matches(module, code.co_qualname, forbidden):
             seen.append(f"{module}.{code.co_qualname}")
         elif rule := _from_file(code.co_filename, code.co_qualname, forbidden):
@@ -127,6 +132,6 @@ def call_watched(function: Callable[..., Any], args: tuple, kwargs: dict,
         watching[0] = False               # restoring the hooks below is the watch's own doing
         _setprofile(previous)
         _thread_setprofile(previous_threads)
-    if removed and not seen:
-        seen.append(TAMPERED)
+        if removed and not seen:
+            seen.append(TAMPERED)
     return result, (seen[0] if seen else None)

@@ -169,4 +169,7 @@ SPEC = LabSpec(
              ),
              hidden=_scaling_case, n_hidden=5, encode=pick_keys(("n_params", "n_tokens", "total_flops")), compare=approx(rel=2e-2)),
     ),
+    # the dispatch task's prepare builds its MoE layer with the course's builder (the layer's routing and
+    # forward stay stand-ins while grading)
+    setup_uses=("coursekit.nn.moe.MoEConfig", "coursekit.nn.moe.MoELayer.__init__", "coursekit.nn.moe.build_moe"),
 )
