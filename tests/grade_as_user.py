@@ -2,7 +2,8 @@
 runs it as `nobody`, the way an instructor's terminal on the hub grades: as their own, non-root user).
 
     python grade_as_user.py JOB.json        JOB: {"spec", "notebook", "cells": [source inserted after the
-                                            first cell], "isolate", "wall_s", "max_procs", "out"}
+                                            first cell], "replace": {grade_id: the source of that cell},
+                                            "isolate", "wall_s", "max_procs", "out"}
 
 A cell's source may name {GRADER_PID} and {LISTEN_PORT}: this process's pid and a loopback port it listens
 on while grading, which a confined child must be unable to signal or reach.
@@ -30,6 +31,10 @@ def main(job_path: str) -> int:
     for offset, source in enumerate(job["cells"]):
         source = source.replace("{GRADER_PID}", str(os.getpid())).replace("{LISTEN_PORT}", str(listener.getsockname()[1]))
         nb.cells.insert(1 + offset, nbformat.v4.new_code_cell(source))
+    for cell in nb.cells:
+        grade_id = (cell.metadata.get("nbgrader") or {}).get("grade_id")
+        if grade_id in job.get("replace", {}):
+            cell.source = job["replace"][grade_id]
     submitted = Path(job["out"]) / "submitted.ipynb"
     nbformat.write(nb, submitted)
     limits = Limits(isolate=job.get("isolate", True), wall_s=job.get("wall_s", 120),

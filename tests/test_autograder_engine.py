@@ -381,6 +381,7 @@ def _confine_in_child(probe, refused=frozenset(), **settings):
     then report `probe()` and the flags over a pipe; run in the parent, return that report."""
     import errno
 
+    from autograder.sandbox import child
     from autograder.sandbox import confine as sandbox
 
     read, write = os.pipe()
@@ -394,7 +395,7 @@ def _confine_in_child(probe, refused=frozenset(), **settings):
             conf = sandbox.Confinement(wall_s=5, cpu_s=5, memory_mb=4096, max_procs=64, file_bytes=2**20,
                                        network=False, isolate=True, uid=sandbox.UID_BASE + os.getpid(),
                                        **settings)
-            flags = sandbox.enter(conf, os.getppid())
+            flags = child.enter(conf, os.getppid())
             os.write(write, json.dumps({"flags": flags, "probe": probe(conf)}).encode())
             code = 0
         finally:

@@ -103,12 +103,14 @@ def course():
     shutil.rmtree(folder, ignore_errors=True)
 
 
-def grade(course: Path, cells: list[str], wrapper: tuple[str, ...] = (), **limits) -> dict:
-    """Grade the toy lab's solution with `cells` added, as nobody; the result (or refusal) as a dict."""
+def grade(course: Path, cells: list[str], wrapper: tuple[str, ...] = (), solution: Path | None = None,
+          **limits) -> dict:
+    """Grade the toy lab's solution (or `solution`'s folder's lab) with `cells` added, as nobody; the
+    result (or refusal) as a dict."""
+    folder = solution or course / "solutions" / LAB
     job = course / "out" / "job.json"
-    job.write_text(json.dumps({"spec": str(course / "solutions" / LAB / "spec.py"), "out": str(course / "out"),
-                               "notebook": str(course / "solutions" / LAB / f"{LAB}.ipynb"), "cells": cells,
-                               **limits}))
+    job.write_text(json.dumps({"spec": str(folder / "spec.py"), "out": str(course / "out"),
+                               "notebook": str(folder / f"{folder.name}.ipynb"), "cells": cells, **limits}))
     os.chown(job, NOBODY.pw_uid, NOBODY.pw_gid)
     env = [f"HOME={course / 'out'}", "PATH=/usr/bin:/bin", f"COURSE_ROOT={course}"]
     user = ("runuser", "-u", "nobody", "--") if not wrapper else wrapper
@@ -193,3 +195,16 @@ def test_autograder_grade_offers_unconfined_and_explains_the_refusal():
     assert build_parser().parse_args(["grade", "lab", "--unconfined"]).unconfined is True
     assert build_parser().parse_args(["grade", "lab"]).unconfined is False
     assert "{problem}" in UNCONFINED and "docs/SANDBOX.md" in UNCONFINED
+
+
+def test_without_root_the_course_reference_is_a_stand_in_for_a_subprocess_and_a_file_read_too(course):
+    """The reference rule's stand-ins are bound into the user namespace's root as into root's: a graded
+    function that reads the course's source file, or asks a `python -c` server, finds only the stand-in."""
+    from test_reference_rule import ROUTES, UNAVAILABLE
+
+    for how in ("the pasted source read at run time", "a python -c server started earlier"):
+        result = grade(course, [], solution=ROOT / "solutions" / "lab1-roofline", replace={"impl_ridge": ROUTES[how]})
+        tasks = {t["grade_id"]: t for t in result["tasks"]}
+        assert result["status"] == "graded" and tasks["test_ridge"]["points"] == 0, (how, result)
+        assert UNAVAILABLE in tasks["test_ridge"]["message"], (how, tasks["test_ridge"])
+        assert not [f for f in result["flags"] if f.startswith("sandbox:")], (how, result["flags"])
