@@ -202,8 +202,12 @@ def test_without_root_the_course_reference_is_a_stand_in_for_a_subprocess_and_a_
     function that reads the course's source file, or asks a `python -c` server, finds only the stand-in."""
     from test_reference_rule import ROUTES, UNAVAILABLE
 
+    lab1 = course / "solutions" / "lab1-roofline"         # the instructor's copy (the checkout's may be 0700)
+    if not lab1.exists():
+        shutil.copytree(ROOT / "solutions" / "lab1-roofline", lab1, ignore=shutil.ignore_patterns("__pycache__"))
+        subprocess.run(["chown", "-R", f"{NOBODY.pw_uid}:{NOBODY.pw_gid}", str(lab1)], check=True)
     for how in ("the pasted source read at run time", "a python -c server started earlier"):
-        result = grade(course, [], solution=ROOT / "solutions" / "lab1-roofline", replace={"impl_ridge": ROUTES[how]})
+        result = grade(course, [], solution=lab1, replace={"impl_ridge": ROUTES[how]})
         tasks = {t["grade_id"]: t for t in result["tasks"]}
         assert result["status"] == "graded" and tasks["test_ridge"]["points"] == 0, (how, result)
         assert UNAVAILABLE in tasks["test_ridge"]["message"], (how, tasks["test_ridge"])
