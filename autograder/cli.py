@@ -12,6 +12,7 @@
     autograder status [LAB]                    graded / failed (reason) / pending per student
     autograder check NOTEBOOK                  alias of the student's `course check NOTEBOOK`
     autograder quiz release|grade|analytics    graded quizzes, judged here like labs (autograder/quiz/)
+    autograder lms keys|post LAB [--dry-run]   grades back to the LMS through LTI 1.3 AGS (docs/LMS.md)
 
 feedback, export, report and status cover graded quizzes too; `grade QUIZ` grades one.
 """
@@ -251,6 +252,9 @@ def build_parser() -> argparse.ArgumentParser:
     from autograder.quiz.commands import register as register_quiz
 
     register_quiz(sub)
+    from autograder.lms.commands import register as register_lms
+
+    register_lms(sub)      # autograder lms keys|post (LTI 1.3 grade passback)
 
     p = sub.add_parser("check", help="alias of `course check`: a lab notebook's visible tests")
     p.add_argument("notebook")
