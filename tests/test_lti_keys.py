@@ -81,3 +81,21 @@ def test_the_unix_name_comes_from_the_documented_claim_or_the_launch_is_refused(
         unix_name({"sub": "u-2"}, custom)
     with pytest.raises(LtiNameError, match="'../root' is not a usable Unix name"):
         unix_name({"sub": "u-3", "https://purl.imsglobal.org/spec/lti/claim/custom": {"username": "../root"}}, custom)
+
+
+@pytest.mark.parametrize("args, settings, message", [
+    ((), None, "give --roster CSV, --lti-config FILE, or both"),
+    (("--lti-config", "{settings}"), GOOD, "missing context_id, the LMS course this hub serves"),
+    (("--lti-config", "{settings}"), {**GOOD, "issuer": ""}, "missing issuer"),
+])
+def test_course_hub_refuses_missing_or_incomplete_lti_settings_before_touching_anything(tmp_path, args, settings, message):
+    import subprocess
+    import sys
+
+    path = tmp_path / "platform.json"
+    if settings is not None:
+        path.write_text(json.dumps(settings))
+    done = subprocess.run([sys.executable, "-m", "coursekit.app.cli", "hub", "--data", str(tmp_path / "data"),
+                           *[a.format(settings=path) for a in args]], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and message in done.stderr, done.stderr
+    assert not (tmp_path / "data").exists()
