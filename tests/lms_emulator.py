@@ -1,6 +1,7 @@
 """An emulated LMS for the LTI tests: a real HTTP server on loopback that plays an LTI 1.3 platform.
 
     GET  /jwks                               the platform's key set (RS256; id_tokens are signed with it)
+    GET  /course/<user id>                   the course's link in the LMS: posts the tool's login initiation
     GET  /auth                               OIDC authorization endpoint: answers the tool's login redirect with
                                              an auto-submitting form posting a signed id_token and the state back
     POST /token                              OAuth2 client credentials; the client proves itself with a JWT
@@ -80,6 +81,8 @@ class EmulatedLMS:
     results: dict = field(default_factory=dict)         # (n, user_id) -> latest score dict
     posts: list = field(default_factory=list)           # every accepted score post
     launch_edit: object = None                          # one-shot: fn(claims, header) -> (claims, header, key)
+    tool_login_url: str = ""                            # the tool's login initiation URL (GET /course/<user>)
+    tool_target: str = ""                               # the tool's target link URI
     hang_s: float = 30.0
 
     def __post_init__(self):
@@ -264,6 +267,9 @@ def _handler(lms: EmulatedLMS):
                 return self.injected("jwks") or self.send(200, lms.jwks())
             if url.path == "/auth":
                 return self.injected("auth") or self.authorize(query)
+            found = re.fullmatch(r"/course/([^/]+)", url.path)
+            if found:
+                return self.course_link(found.group(1))
             found = re.fullmatch(r"/nrps/([^/]+)", url.path)
             if found:
                 return self.injected("nrps") or self.memberships(found.group(1), query)
@@ -306,6 +312,14 @@ def _handler(lms: EmulatedLMS):
             page = (f'<html><body onload="document.forms[0].submit()"><form method="post" action="{html.escape(redirect)}">'
                     f'{inputs}<noscript><button>Continue</button></noscript></form></body></html>')
             self.send(200, page, "text/html")
+
+        def course_link(self, user_id: str):
+            """A person clicking the course in the LMS: third-party-initiated login at the tool."""
+            fields = {"iss": lms.issuer, "login_hint": user_id, "target_link_uri": lms.tool_target,
+                      "client_id": lms.client_id, "lti_deployment_id": lms.deployment_id}
+            inputs = "".join(f'<input type="hidden" name="{k}" value="{html.escape(v)}">' for k, v in fields.items())
+            self.send(200, f'<html><body onload="document.forms[0].submit()"><form method="post" '
+                           f'action="{html.escape(lms.tool_login_url)}">{inputs}</form></body></html>', "text/html")
 
         def token(self, form: dict):
             get = {k: v[0] for k, v in form.items()}

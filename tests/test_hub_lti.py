@@ -44,6 +44,7 @@ def hub(lms, tmp_path_factory):
     settings.write_text(json.dumps(lms.platform_settings(context_id=lms.context_id)))
     running.command += ["--lti-config", str(settings)]
     lms.redirect_uris = [f"{running.url}/hub/lti13/oauth_callback"]
+    lms.tool_login_url, lms.tool_target = f"{running.url}/hub/lti13/oauth_login", f"{running.url}/hub/spawn"
     lms.enrol(running.users["ada"], user_id="u-ada")
     lms.enrol(running.users["eve"], user_id="u-eve")
     lms.enrol(running.users["ted"], role="Instructor", user_id="u-ted")
@@ -188,3 +189,20 @@ def test_no_student_reads_the_tool_key_and_instructors_get_their_own_copy(hub, l
     for path in (hub.data / "lti" / "tool-keys.json", copy):
         refused = hub.as_user("eve", "cat", str(path))
         assert refused.returncode != 0 and "Permission denied" in refused.stderr, path
+
+
+def test_in_chromium_a_click_in_the_lms_lands_in_jupyterlab_and_a_forged_one_on_the_refusal_page(hub, lms, browser):
+    context = browser.new_context()
+    page = context.new_page()
+    page.set_default_timeout(240_000)
+    page.goto(f"{lms.url}/course/u-eve")        # the course link in the LMS, through the real proxy to the hub
+    page.wait_for_url(re.compile(rf"/user/{re.escape(hub.users['eve'])}/lab"))
+    page.wait_for_selector(".jp-LabShell")
+    context.close()
+    context = browser.new_context()
+    page = context.new_page()
+    lms.launch_edit = forged
+    page.goto(f"{lms.url}/course/u-bad")
+    page.wait_for_selector("text=This launch from the LMS was refused")
+    assert "its signature is not the LMS's" in page.content() and not unix_account(hub.users["bad"])
+    context.close()
