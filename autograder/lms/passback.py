@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass, field
 
 from autograder.course import Course
-from autograder.lms.connect import LmsClient, LmsError
+from coursekit.app.hub.lti.client import LmsClient, LmsError
 from autograder.lms.ledger import Ledger
 from autograder.lms.scores import standings
 from autograder.record.tables import table

@@ -1,5 +1,6 @@
-"""The tool's client for the LMS's services, on PyLTI1p3: the OAuth2 client-credentials token flow
-(a JWT assertion signed with the tool's current key), AGS line items and scores, NRPS memberships.
+"""The tool's client for the LMS's services, on PyLTI1p3 (`autograder lms post`, the hub's roster sync):
+the OAuth2 client-credentials token flow (a JWT assertion signed with the tool's current key), AGS line
+items and scores, NRPS memberships.
 
 What it adds to PyLTI1p3: a timeout on every request (a stalled LMS must not hang the passback), a
 fresh token once when the LMS says a cached one is no longer valid (revoked, expired), and failures
