@@ -41,7 +41,9 @@ def hub(lms, tmp_path_factory):
     running = make_hub(["ada"], course)
     prefix = running.users["ada"].removesuffix("ada")
     running.users.update({name: prefix + name for name in NEWCOMERS})      # cleanup removes them too
-    settings.write_text(json.dumps(lms.platform_settings(context_id=lms.context_id)))
+    # no memberships_url: no hourly roster sync here, which would make the newcomers' accounts before
+    # their launch (tests/test_lti_sync.py tests the sync)
+    settings.write_text(json.dumps(lms.platform_settings(context_id=lms.context_id, memberships_url="")))
     running.command += ["--lti-config", str(settings)]
     lms.redirect_uris = [f"{running.url}/hub/lti13/oauth_callback"]
     lms.tool_login_url, lms.tool_target = f"{running.url}/hub/lti13/oauth_login", f"{running.url}/hub/spawn"

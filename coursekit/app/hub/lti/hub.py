@@ -14,6 +14,8 @@ from pathlib import Path
 
 from coursekit.app.hub.lti import keys
 
+SYNC_EVERY_S = 3600
+
 
 def lti_folder(data: Path) -> Path:
     folder = Path(data) / "lti"
@@ -52,3 +54,6 @@ def use_lti(c, layout, settings) -> None:
     c.ClassAuthenticator.dbm_path = str(layout.passwords)
     c.ClassAuthenticator.create_users = False
     ClassAuthenticator.admit = staticmethod(lambda name, role: admit(layout, settings, name, role))
+    if platform.memberships_url:      # who joined and who dropped, every hour (sync.py)
+        c.JupyterHub.services.append({"name": "lti-roster-sync", "command": [
+            settings.python, "-m", "coursekit.app.hub.lti.sync", str(layout.data), "--every", str(SYNC_EVERY_S)]})
