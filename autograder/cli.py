@@ -101,6 +101,10 @@ def cmd_grade(args, course: Course) -> int:
             rows = [r for r in rows if r.student_id == args.student]
         print(summary_table(report, rows))
         errors += len(report.errors) + len(report.unpublished)
+        if args.post_to_lms:      # grades back to the LMS right away (autograder/lms/, docs/LMS.md)
+            from autograder.lms.commands import post_after_grading
+
+            errors += post_after_grading(course, lab)
     return 1 if errors else 0
 
 
@@ -223,6 +227,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--wall-s", type=float, help="wall-clock limit per submission (engine default otherwise)")
     p.add_argument("--memory-mb", type=int, help="memory limit per submission")
+    p.add_argument("--post-to-lms", action="store_true",
+                   help="then post the scores to the LMS through LTI AGS, as `autograder lms post LAB` (docs/LMS.md)")
     p.add_argument("--unconfined", action="store_true",
                    help="grade even where student code cannot be confined (it then runs as you and can read "
                         "what you can read); refused without this flag")

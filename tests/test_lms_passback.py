@@ -189,3 +189,10 @@ def test_the_lms_refuses_the_tool_after_its_key_is_rotated_away_unless_the_key_s
     assert done.returncode == 2 and "no key" in done.stderr and "in the tool's key set" in done.stderr
     lms.tool_jwks = lambda: keys.public_jwks(keys.load(course / "lti" / "tool-keys.json"))   # the served set
     assert post(course).returncode == 0 and len(lms.posts) == 31
+
+
+def test_grading_with_post_to_lms_posts_right_after(course, lms):
+    """`autograder grade LAB --post-to-lms`: one student regraded, then the whole lab posted."""
+    done = cli(course, "grade", LAB, "--student", "st01", "--regrade", "--no-progress", "--post-to-lms", check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"{LAB}: 31 posted, 0 unchanged, 3 skipped, 0 failed" in done.stdout and len(lms.posts) == 31

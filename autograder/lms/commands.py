@@ -59,6 +59,19 @@ def cmd_post(args, course) -> int:
     return 1 if failed else 0
 
 
+def post_after_grading(course, lab: str) -> int:
+    """`autograder grade LAB --post-to-lms`: the same as `autograder lms post LAB` with the default files;
+    1 when a score was not posted or the LMS could not be used (grade then exits 1), else 0."""
+    import argparse
+
+    args = argparse.Namespace(platform=None, keys=None, lab=lab, dry_run=False)
+    try:
+        return cmd_post(args, course)
+    except (ValueError, RuntimeError, FileNotFoundError) as error:
+        print(f"autograder grade --post-to-lms: {error}", file=sys.stderr)
+        return 1
+
+
 def register(sub) -> None:
     lms = sub.add_parser("lms", help="LTI 1.3: grades back to the LMS, the tool's keys (docs/LMS.md)")
     inner = lms.add_subparsers(dest="lms_command", required=True)
