@@ -4,6 +4,8 @@
     GET  /course/<user id>                   the course's link in the LMS: posts the tool's login initiation
     GET  /auth                               OIDC authorization endpoint: answers the tool's login redirect with
                                              an auto-submitting form posting a signed id_token and the state back
+    POST /deeplink-return                    a Deep Linking response: verified against the tool's key set, its
+                                             resource links and line items made (`links`, `lineitems`)
     POST /token                              OAuth2 client credentials; the client proves itself with a JWT
                                              assertion signed by a key in the tool's key set (`tool_jwks`)
     GET  /nrps/<context>                     NRPS memberships (paged with Link: rel="next")
@@ -38,6 +40,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 LTI = "https://purl.imsglobal.org/spec/lti/claim/"
 AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
 NRPS_CLAIM = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"
+DL = "https://purl.imsglobal.org/spec/lti-dl/claim/"
 ROLE = "http://purl.imsglobal.org/vocab/lis/v2/membership#"
 SCOPES = {"https://purl.imsglobal.org/spec/lti-ags/scope/lineitem",
           "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem.readonly",
@@ -80,6 +83,7 @@ class EmulatedLMS:
     lineitems: dict = field(default_factory=dict)       # n -> line item dict
     results: dict = field(default_factory=dict)         # (n, user_id) -> latest score dict
     posts: list = field(default_factory=list)           # every accepted score post
+    links: list = field(default_factory=list)           # resource links made by Deep Linking responses
     launch_edit: object = None                          # one-shot: fn(claims, header) -> (claims, header, key)
     tool_login_url: str = ""                            # the tool's login initiation URL (GET /course/<user>)
     tool_target: str = ""                               # the tool's target link URI
@@ -166,10 +170,17 @@ class EmulatedLMS:
             LTI + "roles": list(person.roles), LTI + "resource_link": {"id": resource_link},
             LTI + "context": {"id": self.context_id, "label": "LLM101", "title": "Training vs inference"},
             LTI + "custom": {"username": person.username},
+            LTI + "tool_platform": {"guid": "emulated-lms", "name": "Emulated LMS", "product_family_code": "emulator"},
+            LTI + "launch_presentation": {"document_target": "window", "locale": "en"},
             NRPS_CLAIM: {"context_memberships_url": f"{self.url}/nrps/{self.context_id}", "service_versions": ["2.0"]},
             AGS_CLAIM: {"scope": sorted(s for s in SCOPES if "lti-ags" in s),
                         "lineitems": f"{self.url}/ags/{self.context_id}/lineitems"},
         }
+        if message_type == "LtiDeepLinkingRequest":       # the external-tool dialog of an assignment
+            del claims[LTI + "resource_link"]
+            claims[DL + "deep_linking_settings"] = {
+                "deep_link_return_url": f"{self.url}/deeplink-return", "accept_types": ["ltiResourceLink"],
+                "accept_presentation_document_targets": ["window", "iframe"], "data": "dl-data-1"}
         header = {"kid": self.signing_kid}
         key = self.keys[self.signing_kid]
         if self.launch_edit:
@@ -290,6 +301,8 @@ def _handler(lms: EmulatedLMS):
                 return self.injected("scores") or self.score(int(found.group(2)), body)
             if url.path == "/auth":
                 return self.injected("auth") or self.authorize({k: v[0] for k, v in parse_qs(self.body().decode()).items()})
+            if url.path == "/deeplink-return":
+                return self.deep_link_return({k: v[0] for k, v in parse_qs(self.body().decode()).items()})
             self.send(404, {"error": "not found"})
 
         def authorize(self, query: dict):
@@ -320,6 +333,29 @@ def _handler(lms: EmulatedLMS):
             inputs = "".join(f'<input type="hidden" name="{k}" value="{html.escape(v)}">' for k, v in fields.items())
             self.send(200, f'<html><body onload="document.forms[0].submit()"><form method="post" '
                            f'action="{html.escape(lms.tool_login_url)}">{inputs}</form></body></html>', "text/html")
+
+        def deep_link_return(self, form: dict):
+            """The tool's signed LtiDeepLinkingResponse: verified, then each resource link (and its line item) made."""
+            try:
+                signed = form["JWT"]
+                kid = jwt.get_unverified_header(signed).get("kid")
+                jwk = next(k for k in lms._tool_keys()["keys"] if k.get("kid") == kid)
+                claims = jwt.decode(signed, jwt.algorithms.RSAAlgorithm.from_jwk(json.dumps(jwk)), algorithms=["RS256"],
+                                    audience=lms.issuer, issuer=lms.client_id)
+            except (KeyError, StopIteration, jwt.PyJWTError) as error:
+                return self.send(400, f"<p>bad deep linking response: {html.escape(repr(error))}</p>", "text/html")
+            if claims.get(LTI + "message_type") != "LtiDeepLinkingResponse" or \
+                    claims.get(LTI + "deployment_id") != lms.deployment_id or claims.get(DL + "data") != "dl-data-1":
+                return self.send(400, "<p>not a deep linking response for this request</p>", "text/html")
+            for item in claims.get(DL + "content_items", []):
+                with lms.lock:
+                    link = {**item, "id": f"link-{len(lms.links) + 1}"}
+                    lms.links.append(link)
+                    if item.get("lineItem"):
+                        number = len(lms.lineitems) + 1
+                        lms.lineitems[number] = {**item["lineItem"], "resourceLinkId": link["id"],
+                                                 "id": f"{lms.url}/ags/{lms.context_id}/lineitems/{number}"}
+            self.send(200, f"<p>{len(claims.get(DL + 'content_items', []))} assignment(s) added</p>", "text/html")
 
         def token(self, form: dict):
             get = {k: v[0] for k, v in form.items()}

@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import json
 import re
+import shutil
 import subprocess
 import time
 from urllib.parse import urlparse
@@ -34,9 +35,12 @@ def lms():
 
 @pytest.fixture(scope="module")
 def hub(lms, tmp_path_factory):
-    from hub_server import class_course, make_hub
+    from hub_server import CLASS_LAB, class_course, make_hub
 
     course = class_course(tmp_path_factory.mktemp("lti-course"))
+    released = course / "labs" / CLASS_LAB            # what Deep Linking offers: the released labs
+    released.mkdir(parents=True)
+    shutil.copy(course / "solutions" / CLASS_LAB / f"{CLASS_LAB}.ipynb", released)
     settings = tmp_path_factory.mktemp("lti") / "platform.json"
     running = make_hub(["ada"], course)
     prefix = running.users["ada"].removesuffix("ada")
@@ -46,6 +50,7 @@ def hub(lms, tmp_path_factory):
     settings.write_text(json.dumps(lms.platform_settings(context_id=lms.context_id, memberships_url="")))
     running.command += ["--lti-config", str(settings)]
     lms.redirect_uris = [f"{running.url}/hub/lti13/oauth_callback"]
+    lms.tool_jwks = f"{running.url}/hub/lti/jwks"        # the LMS reads the tool's served key set
     lms.tool_login_url, lms.tool_target = f"{running.url}/hub/lti13/oauth_login", f"{running.url}/hub/spawn"
     lms.enrol(running.users["ada"], user_id="u-ada")
     lms.enrol(running.users["eve"], user_id="u-eve")
@@ -60,12 +65,14 @@ def hub(lms, tmp_path_factory):
         running.cleanup()
 
 
-def launch(hub, lms, user_id: str, session: requests.Session | None = None, edit=None, form_edit=None):
+def launch(hub, lms, user_id: str, session: requests.Session | None = None, edit=None, form_edit=None,
+           message_type: str = "LtiResourceLinkRequest"):
     """A click on the course in the LMS: login initiation at the hub, the LMS's auth endpoint, the form post."""
     session = session or requests.Session()
     start = session.post(f"{hub.url}/hub/lti13/oauth_login", timeout=60, allow_redirects=False, data={
         "iss": lms.issuer, "login_hint": user_id, "target_link_uri": f"{hub.url}/hub/spawn",
-        "client_id": lms.client_id, "lti_deployment_id": lms.deployment_id})
+        "client_id": lms.client_id, "lti_deployment_id": lms.deployment_id,
+        "lti_message_hint": json.dumps({"message_type": message_type})})
     assert start.status_code == 302, start.text[:500]
     assert start.headers["Location"].startswith(f"{lms.url}/auth?")
     lms.launch_edit = edit
@@ -208,3 +215,27 @@ def test_in_chromium_a_click_in_the_lms_lands_in_jupyterlab_and_a_forged_one_on_
     page.wait_for_selector("text=This launch from the LMS was refused")
     assert "its signature is not the LMS's" in page.content() and not unix_account(hub.users["bad"])
     context.close()
+
+
+def test_deep_linking_an_instructor_picks_a_lab_and_the_lms_gets_its_assignment_and_line_item(hub, lms):
+    from hub_server import CLASS_LAB
+
+    session, answer = launch(hub, lms, "u-ted", message_type="LtiDeepLinkingRequest")
+    assert answer.status_code == 302 and "/hub/lti/deeplink?id=" in answer.headers["Location"], answer.text[:500]
+    picker = session.get(f"{hub.url}{answer.headers['Location']}", timeout=60)
+    assert picker.status_code == 200 and f'value="{CLASS_LAB}"' in picker.text
+    xsrf = re.search(r'name="_xsrf" value="([^"]+)"', picker.text).group(1)
+    stranger = requests.get(f"{hub.url}{answer.headers['Location']}", timeout=60, allow_redirects=False)
+    assert stranger.status_code == 302 and "/hub/login" in stranger.headers["Location"]     # not ted: no picker
+    back = session.post(picker.url, data={"_xsrf": xsrf, "lab": CLASS_LAB}, timeout=60,
+                        headers={"Referer": picker.url})
+    assert back.status_code == 200 and f'action="{lms.url}/deeplink-return"' in back.text, back.text[:500]
+    signed = html.unescape(re.search(r'name="JWT" value="([^"]+)"', back.text).group(1))
+    added = requests.post(f"{lms.url}/deeplink-return", data={"JWT": signed}, timeout=60)
+    assert added.status_code == 200 and "1 assignment(s) added" in added.text, added.text
+    assert lms.links[-1]["custom"] == {"lab": CLASS_LAB}
+    item = next(li for li in lms.lineitems.values() if li.get("tag") == CLASS_LAB)
+    assert item["scoreMaximum"] == 6 and item["resourceLinkId"] == lms.links[-1]["id"]
+    # a student cannot open the dialog
+    _, refused = launch(hub, lms, "u-eve", message_type="LtiDeepLinkingRequest")
+    assert refused.status_code == 403 and "only the course's instructors and TAs" in html.unescape(refused.text)

@@ -18,6 +18,7 @@ from firstuseauthenticator import FirstUseAuthenticator
 from traitlets import Unicode, default
 
 from coursekit.app.hub.lti import launch
+from coursekit.app.hub.lti.deeplink import Picker
 from coursekit.app.hub.lti.platform import load_platform
 from coursekit.app.hub.lti.roles import course_role
 
@@ -49,6 +50,7 @@ class ClassAuthenticator(FirstUseAuthenticator):
     data = Unicode(config=True, help="the hub's data folder")
     context_id = Unicode("", config=True, help="the LMS course (context id) this hub serves; other courses are refused")
     keys_file = Unicode(config=True, help="the tool's key set (its public half is served at /hub/lti/jwks)")
+    course_source = Unicode(config=True, help="the course whose released labs Deep Linking offers")
     tool_name = Unicode("LLM training vs inference", config=True)
     tool_description = Unicode("The course's JupyterLab: lessons, labs and quizzes", config=True)
     uri_scheme = Unicode("auto", config=True)
@@ -84,7 +86,7 @@ class ClassAuthenticator(FirstUseAuthenticator):
     def get_handlers(self, app):
         return super().get_handlers(app) + [
             (r"/lti13/oauth_login", launch.LaunchInit), (r"/lti13/oauth_callback", launch.Launch),
-            (r"/lti/jwks", launch.Jwks), (r"/lti/config", launch.ToolConfig)]
+            (r"/lti/jwks", launch.Jwks), (r"/lti/config", launch.ToolConfig), (r"/lti/deeplink", Picker)]
 
     async def authenticate(self, handler, data):
         if isinstance(handler, launch.Launch):

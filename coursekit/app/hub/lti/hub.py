@@ -51,6 +51,7 @@ def use_lti(c, layout, settings) -> None:
     c.ClassAuthenticator.data = str(layout.data)
     c.ClassAuthenticator.keys_file = str(key_file)
     c.ClassAuthenticator.context_id = platform.context_id
+    c.ClassAuthenticator.course_source = settings.course_source
     c.ClassAuthenticator.dbm_path = str(layout.passwords)
     c.ClassAuthenticator.create_users = False
     ClassAuthenticator.admit = staticmethod(lambda name, role: admit(layout, settings, name, role))

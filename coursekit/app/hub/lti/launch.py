@@ -104,9 +104,16 @@ class Launch(LTI13CallbackHandler):
         except HTTPError as error:     # ltiauthenticator's state and nonce checks
             raise Refused(400, f"{error.log_message} (this browser did not start this launch, or started it "
                                "more than 10 minutes ago)", AGAIN) from None
+        deep_link = token.get(LTI + "message_type") == "LtiDeepLinkingRequest"
+        if deep_link and course_role(token.get(LTI + "roles")) not in ("instructor", "ta"):
+            raise Refused(403, "only the course's instructors and TAs add assignments", ASK)
         user = await self.login_user(token)
         if user is None:
             raise Refused(403, "this person may not use the course's hub", ASK)
+        if deep_link:       # the assignment picker (deeplink.py)
+            from coursekit.app.hub.lti.deeplink import remember_request
+
+            return self.redirect(f"{self.hub.base_url}lti/deeplink?id={remember_request(token, user.name)}")
         await self.redirect_to_next_url(user)
 
     def decode_and_validate_launch_request(self):
