@@ -13,6 +13,7 @@
     autograder similarity LAB [--json FILE]    pairs of similar submissions, matches with reference code (HTML)
     autograder check NOTEBOOK                  alias of the student's `course check NOTEBOOK`
     autograder quiz release|grade|analytics    graded quizzes, judged here like labs (autograder/quiz/)
+    autograder lms keys|post LAB [--dry-run]   grades back to the LMS through LTI 1.3 AGS (docs/LMS.md)
 
 feedback, export, report and status cover graded quizzes too; `grade QUIZ` grades one.
 """
@@ -107,6 +108,10 @@ def cmd_grade(args, course: Course) -> int:
             rows = [r for r in rows if r.student_id == args.student]
         print(summary_table(report, rows))
         errors += len(report.errors) + len(report.unpublished)
+        if args.post_to_lms:      # grades back to the LMS right away (autograder/lms/, docs/LMS.md)
+            from autograder.lms.commands import post_after_grading
+
+            errors += post_after_grading(course, lab)
     return 1 if errors else 0
 
 
@@ -256,6 +261,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--wall-s", type=float, help="wall-clock limit per submission (engine default otherwise)")
     p.add_argument("--memory-mb", type=int, help="memory limit per submission")
+    p.add_argument("--post-to-lms", action="store_true",
+                   help="then post the scores to the LMS through LTI AGS, as `autograder lms post LAB` (docs/LMS.md)")
     p.add_argument("--unconfined", action="store_true",
                    help="grade even where student code cannot be confined (it then runs as you and can read "
                         "what you can read); refused without this flag")
@@ -301,6 +308,9 @@ def build_parser() -> argparse.ArgumentParser:
     from autograder.quiz.commands import register as register_quiz
 
     register_quiz(sub)
+    from autograder.lms.commands import register as register_lms
+
+    register_lms(sub)      # autograder lms keys|post (LTI 1.3 grade passback)
 
     p = sub.add_parser("check", help="alias of `course check`: a lab notebook's visible tests")
     p.add_argument("notebook")

@@ -55,12 +55,12 @@ class RunningHub:
     cleaned: bool = False
 
     # -- lifecycle -----------------------------------------------------------------------------
-    def start(self) -> None:
+    def start(self, timeout: float = 120) -> None:
         self.log = self.data.parent / "hub.log"
         with open(self.log, "a") as handle:
             self.process = subprocess.Popen(self.command, env=self.env, stdout=handle, stderr=subprocess.STDOUT,
                                             start_new_session=True)
-        wait_for(self._up, 120, f"the hub at {self.url} (log: {self.log})")
+        wait_for(self._up, timeout, f"the hub at {self.url} (log: {self.log})")
 
     def _up(self) -> bool:
         if self.process.poll() is not None:

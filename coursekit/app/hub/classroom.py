@@ -12,6 +12,8 @@
     <data>/admin-token              API token of the `course-admin` service (root only): scripts, benchmarks
     <data>/tutor.json               the class's tutor, if the instructor set one up (`course tutor setup
                                     --class-config`): students' servers get it as COURSE_TUTOR_CONFIG
+    <data>/lti/                     with --lti-config (root only, 0700): tool-keys.json (the tool's private
+                                    keys), people.json (who arrived from the LMS, and as what)
     <data>/tutor-asks/              opt-in counts of questions per task (never their text): students write
                                     their own file, list nothing (1733); `course tutor counts` reads it
 
@@ -54,6 +56,7 @@ class Settings:
     proxy_api_port: int = 8001
     python: str = sys.executable
     cull_timeout: int = CULL_TIMEOUT     # 0: never stop idle servers or kernels
+    lti_config: str = ""         # the LMS's platform settings: LTI 1.3 launches (coursekit/app/hub/lti/)
 
 
 class Layout:
@@ -178,20 +181,25 @@ def prepare(layout: Layout, roster: Roster, settings: Settings) -> list[Path]:
     for answers in {source / "solutions", course_root() / "solutions"}:
         if answers.is_dir():
             os.chmod(answers, 0o700)
-    lessons = course_root() / "course"
     for member in roster.members:
-        account = ensure_account(member.username, layout.home(member.username))
-        home = Path(account.pw_dir)
-        shell_path(account, Path(settings.python).parent)
-        if member.role == "instructor":
-            (home / INSTRUCTOR_COURSE).mkdir(exist_ok=True)
-            os.chown(home / INSTRUCTOR_COURSE, account.pw_uid, account.pw_gid)
-            for entry in COURSE_ENTRIES:
-                seed(source / entry, home / INSTRUCTOR_COURSE / entry, account)
-            # the class's secret where `autograder` looks in a shell without the server's environment
-            # (ssh): the same hidden cases as grading from JupyterLab, which gets it as COURSE_GRADING_SECRET
-            _copy_secret(layout.secret, home / INSTRUCTOR_COURSE / "instructor-secret", account)
-        else:
-            seed(lessons, home / STUDENT_LESSONS, account)
+        admit(layout, settings, member.username, member.role)
     layout.settings.write_text(json.dumps(asdict(settings), indent=2) + "\n")
     return opened
+
+
+def admit(layout: Layout, settings: Settings, username: str, role: str) -> None:
+    """One person's account and home: the course's copy for an instructor (or an LTI TA), lessons for a
+    student. Idempotent; also called by the LTI authenticator for someone who first arrives from the LMS."""
+    account = ensure_account(username, layout.home(username))
+    home = Path(account.pw_dir)
+    shell_path(account, Path(settings.python).parent)
+    if role in ("instructor", "ta"):
+        (home / INSTRUCTOR_COURSE).mkdir(exist_ok=True)
+        os.chown(home / INSTRUCTOR_COURSE, account.pw_uid, account.pw_gid)
+        for entry in COURSE_ENTRIES:
+            seed(Path(settings.course_source) / entry, home / INSTRUCTOR_COURSE / entry, account)
+        # the class's secret where `autograder` looks in a shell without the server's environment
+        # (ssh): the same hidden cases as grading from JupyterLab, which gets it as COURSE_GRADING_SECRET
+        _copy_secret(layout.secret, home / INSTRUCTOR_COURSE / "instructor-secret", account)
+    else:
+        seed(course_root() / "course", home / STUDENT_LESSONS, account)

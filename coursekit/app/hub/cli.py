@@ -16,7 +16,7 @@ def hub(args: argparse.Namespace) -> int:
     from coursekit.app.hub.accounts import AccountError
     from coursekit.app.hub.classroom import Layout, Settings, precompile, prepare
     from coursekit.app.hub.proxy import ensure_proxy
-    from coursekit.app.hub.roster import RosterError, load_roster
+    from coursekit.app.hub.roster import Roster, RosterError, load_roster
 
     if args.action == "stop":
         from coursekit.app.hub.stop import StopError, stop
@@ -26,13 +26,20 @@ def hub(args: argparse.Namespace) -> int:
         except StopError as error:
             print(f"course hub stop: {error}", file=sys.stderr)
             return 1
-    if not args.roster:
-        print("course hub: --roster CSV is required to start a class (`course hub stop` stops one)", file=sys.stderr)
-        return 2
+    if not args.roster and not args.lti_config:
+        print("course hub: give --roster CSV, --lti-config FILE, or both to start a class "
+              "(`course hub stop` stops one)", file=sys.stderr)
+        return 1
     try:
-        roster = load_roster(args.roster)
+        roster = load_roster(args.roster) if args.roster else Roster(())
+        if args.lti_config:
+            from coursekit.app.hub.lti.platform import load_platform
+
+            if not load_platform(args.lti_config).context_id:
+                raise RosterError(f"{args.lti_config}: missing context_id, the LMS course this hub serves (docs/LMS.md)")
         layout = Layout(args.data)
-        settings = Settings(roster=str(Path(args.roster).resolve()),
+        settings = Settings(roster=str(Path(args.roster).resolve()) if args.roster else "",
+                            lti_config=str(Path(args.lti_config).resolve()) if args.lti_config else "",
                             course_source=str(Path(args.course or course_root()).resolve()),
                             ip=args.ip, port=args.port, hub_port=args.hub_port, proxy_api_port=args.proxy_api_port,
                             python=sys.executable, cull_timeout=args.cull_timeout)
@@ -42,7 +49,7 @@ def hub(args: argparse.Namespace) -> int:
               "__pycache__ there; a few minutes the first time, seconds after) ...", flush=True)
         precompile()
         opened = prepare(layout, roster, settings)
-    except (RosterError, AccountError, RuntimeError) as error:
+    except (RosterError, AccountError, RuntimeError, ValueError) as error:
         print(f"course hub: {error}", file=sys.stderr)
         return 1
     for folder in opened:
@@ -63,7 +70,8 @@ def register(sub) -> None:
     p.add_argument("action", nargs="?", choices=["stop"],
                    help="stop: stop every server, the hub, its services and proxy (files and grades kept)")
     p.add_argument("--roster", help="CSV with columns username,role[,name] (role: instructor|student); "
-                   "required to start")
+                   "to start, this, --lti-config or both")
+    p.add_argument("--lti-config", metavar="FILE", help="the LMS's LTI 1.3 settings: launches from the LMS (docs/LMS.md)")
     p.add_argument("--data", default=DEFAULT_DATA, help=f"folder that keeps homes, exchange, hub database (default {DEFAULT_DATA})")
     p.add_argument("--course", help="nbgrader course folder to copy to instructors (default: this repository)")
     p.add_argument("--ip", default="127.0.0.1", help="address to serve on (0.0.0.0 for a class on the network)")

@@ -13,7 +13,7 @@ from pathlib import Path
 from coursekit.paths import course_root
 from coursekit.app.hub.classroom import INSTRUCTOR_COURSE, Layout, cull_every
 from coursekit.app.hub.proxy import ensure_proxy
-from coursekit.app.hub.roster import load_roster
+from coursekit.app.hub.roster import Roster, load_roster
 from coursekit.app.hub.tutor_service import hub_service, service_url
 
 def server_environment(layout: Layout, username: str, instructor: bool) -> tuple[dict, str]:
@@ -42,7 +42,7 @@ def server_environment(layout: Layout, username: str, instructor: bool) -> tuple
 def configure(c, data: str | Path) -> None:
     layout = Layout(data)
     settings = layout.read_settings()
-    roster = load_roster(settings.roster)
+    roster = load_roster(settings.roster) if settings.roster else Roster(())
     instructors = set(roster.instructors)
 
     c.JupyterHub.bind_url = f"http://{settings.ip}:{settings.port}"
@@ -70,6 +70,10 @@ def configure(c, data: str | Path) -> None:
 
     if settings.cull_timeout > 0:
         cull_idle_servers(c, settings.python, settings.cull_timeout)
+    if settings.lti_config:       # LTI 1.3 launches from the LMS, beside the roster's passwords
+        from coursekit.app.hub.lti.hub import use_lti
+
+        use_lti(c, layout, settings)
 
     c.ConfigurableHTTPProxy.command = [str(ensure_proxy())]
     c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{settings.proxy_api_port}"
@@ -88,7 +92,15 @@ def configure(c, data: str | Path) -> None:
 
     def pre_spawn_hook(spawner):
         name = spawner.user.name
-        env, folder = server_environment(layout, name, name in instructors)
+        teaching = name in instructors
+        if settings.lti_config:       # people who arrived from the LMS keep the role it gave them
+            from coursekit.app.hub.lti.auth import read_people
+            from coursekit.app.hub.lti.hub import hand_to_instructor
+
+            teaching = teaching or read_people(layout.data).get(name, {}).get("role") in ("instructor", "ta")
+            if teaching:
+                hand_to_instructor(layout.data, settings, name, Path(pwd.getpwnam(name).pw_dir) / INSTRUCTOR_COURSE)
+        env, folder = server_environment(layout, name, teaching)
         if settings.cull_timeout > 0:     # the server reports its activity often enough for the culler
             env["JUPYTERHUB_ACTIVITY_INTERVAL"] = str(cull_every(settings.cull_timeout))
         spawner.environment = {**spawner.environment, **env}

@@ -1,0 +1,180 @@
+"""The hub's LTI 1.3 endpoints, on jupyterhub-ltiauthenticator's handlers:
+
+    /hub/lti13/oauth_login     OIDC third-party-initiated login (the LMS's "login initiation URL")
+    /hub/lti13/oauth_callback  the launch: the LMS posts the id_token here ("redirect URI")
+    /hub/lti/jwks              the tool's public key set ("public JWK URL")
+    /hub/lti/config            the tool's configuration JSON (Canvas "Paste JSON"/"Enter URL")
+
+What they add to ltiauthenticator's: the deployment id and the course (context) checked, a nonce used
+once only (kept server-side, so a captured launch posted again is refused even with its cookies), the
+roles mapped (roles.py), the Unix name from the documented claim (names.py), and every refusal a page
+that says what was wrong and what to do, before anything (user, account, server) is created.
+"""
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+from ltiauthenticator.lti13.error import InvalidAudienceError, TokenError, ValidationError
+from ltiauthenticator.lti13.handlers import LTI13CallbackHandler, LTI13LoginInitHandler
+from jupyterhub.handlers import BaseHandler
+from tornado.web import HTTPError
+
+from coursekit.app.hub.lti import keys as tool_keys
+from coursekit.app.hub.lti.names import LtiNameError, unix_name
+from coursekit.app.hub.lti.roles import course_role
+
+LTI = "https://purl.imsglobal.org/spec/lti/claim/"
+NONCE_TTL_S = 900        # longer than ltiauthenticator's id_token max_age (600 s): a replay is always caught
+
+
+class Refused(HTTPError):
+    """A launch refused: the page shows `what` and `fix`."""
+
+    def __init__(self, status: int, what: str, fix: str):
+        super().__init__(status, "%s", f"This launch from the LMS was refused: {what}. Nothing was created. {fix}")
+
+
+class UsedNonces:
+    """Nonces of accepted launches, forgotten after NONCE_TTL_S (the id_token is expired by then)."""
+
+    def __init__(self):
+        self.seen: dict[str, float] = {}
+        self.lock = threading.Lock()
+
+    def first_use(self, nonce: str) -> bool:
+        now = time.monotonic()
+        with self.lock:
+            self.seen = {n: t for n, t in self.seen.items() if now - t < NONCE_TTL_S}
+            if nonce in self.seen:
+                return False
+            self.seen[nonce] = now
+            return True
+
+
+NONCES = UsedNonces()
+AGAIN = "Open the course again from the LMS."
+ASK = "If it happens again, tell the course's instructor (docs/LMS.md, launch errors)."
+
+
+def _secure(handler) -> bool:
+    return handler.authenticator.get_uri_scheme(handler.request) == "https"
+
+
+class LaunchInit(LTI13LoginInitHandler):
+    """Step 1: the LMS sends the browser here; check it is our platform, then redirect to its auth URL."""
+
+    def post(self):
+        platform = self.authenticator.platform
+        issuer = self.get_argument("iss", "")
+        if issuer != platform.issuer:
+            raise Refused(400, f"it came from {issuer or 'an unnamed platform'!r}, not this course's LMS "
+                               f"({platform.issuer})", ASK)
+        client = self.get_argument("client_id", "")
+        if client and client != platform.client_id:
+            raise Refused(400, f"client id {client!r} is not this tool's registration ({platform.client_id})", ASK)
+        deployment = self.get_argument("lti_deployment_id", "")
+        if deployment and deployment != platform.deployment_id:
+            raise Refused(400, f"deployment {deployment!r} is not this course's ({platform.deployment_id})", ASK)
+        return super().post()
+
+    get = post
+
+    def _set_oauth_cookie(self, key: str, value):
+        # the LMS posts the launch cross-site: a Lax cookie would not come back with it
+        extra = {"samesite": "None", "secure": True} if _secure(self) else {}
+        self._set_cookie(key, value, expires_days=1 / 144, httponly=True, encrypted=True, **extra)
+
+
+class Launch(LTI13CallbackHandler):
+    """Step 3: the id_token posted back by the LMS: verified, then the person logged in."""
+
+    async def post(self):
+        try:
+            token = self.decode_and_validate_launch_request()
+        except Refused:
+            raise
+        except InvalidAudienceError as error:
+            raise Refused(401, f"the id_token is for another tool ({error})", ASK) from None
+        except TokenError as error:
+            raise Refused(401, f"the id_token does not verify ({_token_reason(str(error))})", f"{AGAIN} {ASK}") from None
+        except ValidationError as error:
+            raise Refused(400, f"the launch is incomplete ({error})", ASK) from None
+        except HTTPError as error:     # ltiauthenticator's state and nonce checks
+            raise Refused(400, f"{error.log_message} (this browser did not start this launch, or started it "
+                               "more than 10 minutes ago)", AGAIN) from None
+        deep_link = token.get(LTI + "message_type") == "LtiDeepLinkingRequest"
+        if deep_link and course_role(token.get(LTI + "roles")) not in ("instructor", "ta"):
+            raise Refused(403, "only the course's instructors and TAs add assignments", ASK)
+        user = await self.login_user(token)
+        if user is None:
+            raise Refused(403, "this person may not use the course's hub", ASK)
+        if deep_link:       # the assignment picker (deeplink.py)
+            from coursekit.app.hub.lti.deeplink import remember_request
+
+            return self.redirect(f"{self.hub.base_url}lti/deeplink?id={remember_request(token, user.name)}")
+        await self.redirect_to_next_url(user)
+
+    def decode_and_validate_launch_request(self):
+        token = super().decode_and_validate_launch_request()
+        platform = self.authenticator.platform
+        if token.get(LTI + "deployment_id") != platform.deployment_id:
+            raise Refused(400, f"deployment {token.get(LTI + 'deployment_id')!r} is not this course's "
+                               f"({platform.deployment_id})", ASK)
+        context = (token.get(LTI + "context") or {}).get("id")
+        if self.authenticator.context_id and context != self.authenticator.context_id:
+            raise Refused(403, f"it comes from another course of the LMS ({context!r}; this hub serves "
+                               f"{self.authenticator.context_id!r}), and roles there count nothing here", ASK)
+        if course_role(token.get(LTI + "roles")) is None:
+            raise Refused(403, "the LMS sent no role in this course (instructor, TA or student) for this person", ASK)
+        try:
+            token["course_username"] = unix_name(token, platform.username_claim)
+        except LtiNameError as error:
+            raise Refused(400, str(error), ASK) from None
+        if not NONCES.first_use(token["nonce"]):
+            raise Refused(400, "this launch was already used (a replayed id_token)", AGAIN)
+        return token
+
+
+def _token_reason(text: str) -> str:
+    known = {"Signature verification failed": "its signature is not the LMS's: forged or altered",
+             "Unable to find a signing key": "it is signed with a key the LMS's key set does not have (unknown kid)",
+             "Signature has expired": "it has expired", "Invalid issuer": "another platform issued it",
+             "too long ago": "it was issued too long ago"}
+    return next((f"{why}: {text}" for needle, why in known.items() if needle in text), text)
+
+
+class Jwks(BaseHandler):
+    """The public half of the tool's key set; read per request, so a rotation shows at once."""
+
+    def get(self):
+        self.set_header("Content-Type", "application/json")
+        self.set_header("Cache-Control", "max-age=300")
+        self.write(json.dumps(tool_keys.public_jwks(tool_keys.load(self.authenticator.keys_file))))
+
+
+class ToolConfig(BaseHandler):
+    """What an LMS admin pastes (Canvas's JSON; Moodle's fields are the same URLs): docs/LMS.md."""
+
+    def get(self):
+        base = f"{self.authenticator.get_uri_scheme(self.request)}://{self.request.host}{self.hub.base_url}"
+        target = f"{base}spawn"
+        config = {
+            "title": self.authenticator.tool_name, "description": self.authenticator.tool_description,
+            "oidc_initiation_url": f"{base}lti13/oauth_login", "target_link_uri": target,
+            "redirect_uris": [f"{base}lti13/oauth_callback"], "public_jwk_url": f"{base}lti/jwks",
+            "scopes": ["https://purl.imsglobal.org/spec/lti-ags/scope/lineitem",
+                       "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem.readonly",
+                       "https://purl.imsglobal.org/spec/lti-ags/scope/result.readonly",
+                       "https://purl.imsglobal.org/spec/lti-ags/scope/score",
+                       "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"],
+            "custom_fields": {"username": "$Canvas.user.loginId"},
+            "extensions": [{"platform": "canvas.instructure.com", "privacy_level": "public", "settings": {
+                "placements": [
+                    {"placement": "course_navigation", "message_type": "LtiResourceLinkRequest", "target_link_uri": target},
+                    {"placement": "assignment_selection", "message_type": "LtiDeepLinkingRequest", "target_link_uri": target},
+                    {"placement": "link_selection", "message_type": "LtiDeepLinkingRequest", "target_link_uri": target}]}}],
+        }
+        self.set_header("Content-Type", "application/json")
+        self.write(json.dumps(config, indent=1))
