@@ -36,6 +36,10 @@ class EngineConfig:
     token_budget: int | None = None  # tokens per step; None: a prompt is prefilled whole (no chunking)
     prefix_sharing: bool = False
     speculate: int = 0               # draft tokens proposed per decoding request per step
+    # Speculate only while the decoding batch is small: a big batch already fills the chip, and
+    # verifying k+1 tokens per request then costs more than the draft saves (production engines have
+    # the same switch, e.g. vLLM's option to disable speculation above a batch size).
+    speculate_max_batch: int = 8
     record_logits: bool = False      # keep the logits row behind each output token (for the checks)
 
 
@@ -64,6 +68,7 @@ class ServingEngine:
         self.index = PrefixIndex(config.block_size) if config.prefix_sharing else None
         self.waiting: deque[Request] = deque()
         self.running: list[Request] = []          # kept in arrival order: the preemption order
+        self.finished_requests: list[Request] = []
         self.stats = dict(steps=0, preemptions=0, shared_blocks=0, cow_copies=0, proposed=0, accepted=0)
         self._next_id = 0
 
@@ -155,10 +160,12 @@ class ServingEngine:
                 budget += plan.pop(victim.rid)[1]
 
         # decoding requests first, so a long prompt arriving never stalls the tokens already flowing
-        for req in [r for r in self.running if self._decoding(r)]:
+        decoding = [r for r in self.running if self._decoding(r)]
+        k = self.config.speculate if len(decoding) <= self.config.speculate_max_batch else 0
+        for req in decoding:
             if req not in self.running or budget < 1:
                 continue
-            n = 1 + min(self.config.speculate, req.remaining - 1, int(budget) - 1)
+            n = 1 + min(k, req.remaining - 1, int(budget) - 1)
             if not self._grow(req, req.num_computed + n, refund):
                 self._preempt(req)
                 continue
@@ -265,6 +272,7 @@ class ServingEngine:
     def _finish(self, req: Request) -> None:
         self._release(req)
         self.running.remove(req)
+        self.finished_requests.append(req)
 
     def _decoding(self, req: Request) -> bool:
         return req.num_computed == len(req.tokens) - 1

@@ -23,6 +23,7 @@ class NaiveEngine:
         self.current: Request | None = None
         self._keys: list[torch.Tensor] = []
         self._values: list[torch.Tensor] = []
+        self.finished_requests: list[Request] = []
         self._next_id = 0
 
     def add_request(self, prompt_tokens: Sequence[int], max_new_tokens: int, arrival_time: float = 0.0) -> int:
@@ -62,6 +63,7 @@ class NaiveEngine:
         out.new_tokens[req.rid] = [token]
         if req.done:
             out.finished.append(req.rid)
+            self.finished_requests.append(req)
             self.current = None
         return out
 

@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass
 
 import torch
+import torch.nn.functional as F
 
 
 class PagedKVCache:
@@ -54,18 +55,14 @@ def _attend_group(q, k_cache, v_cache, block_ids, q_pos, n_kv_heads):
     """q [G, H, n, hd] at positions q_pos [G, n] over keys at positions 0.. read through block_ids
     [G, nb]; a key is visible when its position <= the query's (padding lies beyond every query)."""
     g, h, n, hd = q.shape
-    group = h // n_kv_heads
-    k = k_cache[block_ids].flatten(1, 2).permute(0, 2, 1, 3)      # [G, Hkv, L, hd]
-    v = v_cache[block_ids].flatten(1, 2).permute(0, 2, 1, 3)
-    length = k.shape[2]
-    # query head h uses KV head h // group, as repeat_interleave in the decoder; no copies of K and V
-    qg = q.reshape(g, n_kv_heads, group * n, hd)
-    scores = (qg @ k.transpose(-2, -1)) / math.sqrt(hd)            # [G, Hkv, group*n, L]
-    hidden = torch.arange(length, device=q.device)[None, None, :] > q_pos[:, :, None]   # [G, n, L]
-    scores = scores.view(g, n_kv_heads, group, n, length).masked_fill(hidden[:, None, None], float("-inf"))
-    probs = torch.softmax(scores.to(torch.promote_types(scores.dtype, torch.float32)), dim=-1).to(q.dtype)
-    out = probs.view(g, n_kv_heads, group * n, length) @ v          # [G, Hkv, group*n, hd]
-    return out.view(g, h, n, hd).transpose(1, 2).reshape(g * n, h * hd)
+    flat = block_ids.flatten()          # index_select: several times faster than fancy indexing on CPU
+    k = k_cache.index_select(0, flat).view(g, -1, n_kv_heads, hd).transpose(1, 2)   # [G, Hkv, L, hd]
+    v = v_cache.index_select(0, flat).view(g, -1, n_kv_heads, hd).transpose(1, 2)
+    visible = torch.arange(k.shape[2], device=q.device)[None, None, :] <= q_pos[:, :, None]   # [G, n, L]
+    # the decoder's attention (scaled scores, causal mask, softmax, @ V) as one fused call; query head
+    # h reads KV head h // group, as the decoder's repeat_interleave does
+    out = F.scaled_dot_product_attention(q, k, v, attn_mask=visible[:, None], enable_gqa=h != n_kv_heads)
+    return out.transpose(1, 2).reshape(g * n, h * hd)
 
 
 @torch.no_grad()
