@@ -27,6 +27,8 @@ ARXIV = "https://arxiv.org/abs/"
 PAPERS = [
     _r("Abts 2020", "Abts et al.", "Think Fast: A Tensor Streaming Processor (TSP) for Accelerating Deep Learning Workloads",
        "ISCA 2020", "https://doi.org/10.1109/ISCA45697.2020.00023"),
+    _r("Agrawal 2024", "Agrawal et al.", "Taming Throughput-Latency Tradeoff in LLM Inference with Sarathi-Serve",
+       "OSDI 2024", ARXIV + "2403.02310"),
     _r("Ainslie 2023", "Ainslie et al.", "GQA: Training Generalized Multi-Query Transformer Models from Multi-Head Checkpoints",
        "EMNLP 2023", ARXIV + "2305.13245"),
     _r("Al-Fares 2008", "Al-Fares, Loukissas and Vahdat", "A Scalable, Commodity Data Center Network Architecture",
@@ -127,6 +129,8 @@ PAPERS = [
        "https://www.usenix.org/conference/osdi22/presentation/yu"),
     _r("Zhao 2023", "Zhao et al.", "PyTorch FSDP: Experiences on Scaling Fully Sharded Data Parallel", "VLDB 2023",
        ARXIV + "2304.11277"),
+    _r("Zheng 2024", "Zheng et al.", "SGLang: Efficient Execution of Structured Language Model Programs "
+       "(RadixAttention)", "NeurIPS 2024", ARXIV + "2312.07104"),
     _r("Zhong 2024", "Zhong et al.", "DistServe: Disaggregating Prefill and Decoding for Goodput-optimized Large Language "
        "Model Serving", "OSDI 2024", ARXIV + "2401.09670"),
 ]
