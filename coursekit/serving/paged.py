@@ -84,13 +84,16 @@ def forward_packed(model, cache: PagedKVCache, chunks: list[Chunk], layers=None)
     pos = torch.tensor(positions, device=device)
     slot = torch.tensor(slots, device=device)
 
-    # Attention batches chunks of equal length together (all decodes in one call); a long prefill
-    # chunk padded to a batch of one-token decodes would waste its work on padding.
-    by_length: dict[int, list[int]] = {}
+    # Attention batches chunks of equal length whose contexts fall in the same power-of-two bucket of
+    # blocks: all decodes go in a few calls, and a short context is not padded to the longest one in
+    # the batch (with long-tailed lengths that padding was most of the gathered keys and values).
+    groups_of: dict[tuple[int, int], list[int]] = {}
     for i, chunk in enumerate(chunks):
-        by_length.setdefault(len(chunk.tokens), []).append(i)
+        n = len(chunk.tokens)
+        nb = math.ceil((chunk.start + n) / bs)
+        groups_of.setdefault((n, 1 << (nb - 1).bit_length()), []).append(i)
     groups = []
-    for n, members in by_length.items():
+    for (n, _), members in groups_of.items():
         nb = max(math.ceil((chunks[i].start + n) / bs) for i in members)
         block_ids = torch.tensor([chunks[i].blocks[:nb] + [0] * (nb - len(chunks[i].blocks[:nb])) for i in members],
                                  device=device)
