@@ -275,6 +275,8 @@ def test_speculative_decoding(pair):
     useless = build_model(DecoderConfig(vocab_size=VOCAB, d_model=32, n_layers=1), seed=99)
     engine = milestone_engine(4, target, useless, num_blocks=64, block_size=BS)
     assert_identical(target, requests, drive(engine, requests))
+    # after its trial rounds the engine stops drafting when the draft does not pay, and keeps on when it does
+    assert engine.stats["rounds"] >= 16 and not engine._speculation_pays() and perfect._speculation_pays()
 
 
 def test_requests_are_checked(pair):

@@ -69,7 +69,7 @@ class ServingEngine:
         self.waiting: deque[Request] = deque()
         self.running: list[Request] = []          # kept in arrival order: the preemption order
         self.finished_requests: list[Request] = []
-        self.stats = dict(steps=0, preemptions=0, shared_blocks=0, cow_copies=0, proposed=0, accepted=0)
+        self.stats = dict(steps=0, preemptions=0, shared_blocks=0, cow_copies=0, proposed=0, accepted=0, rounds=0)
         self._next_id = 0
 
     # ---- the interface -------------------------------------------------------------------------
@@ -117,6 +117,7 @@ class ServingEngine:
                 new, accepted = accept(drafts[req.rid], logits)
                 self.stats["proposed"] += len(drafts[req.rid])
                 self.stats["accepted"] += accepted
+                self.stats["rounds"] += 1
                 req.num_computed += accepted + 1
                 req.draft_computed = min(chunk.start + len(drafts[req.rid]), req.num_computed)
                 self._trim(req)
@@ -161,7 +162,7 @@ class ServingEngine:
 
         # decoding requests first, so a long prompt arriving never stalls the tokens already flowing
         decoding = [r for r in self.running if self._decoding(r)]
-        k = self.config.speculate if len(decoding) <= self.config.speculate_max_batch else 0
+        k = self.config.speculate if len(decoding) <= self.config.speculate_max_batch and self._speculation_pays() else 0
         for req in decoding:
             if req not in self.running or budget < 1:
                 continue
@@ -191,6 +192,19 @@ class ServingEngine:
             plan[req.rid] = (req, int(n))
             budget -= n
         return plan
+
+    def _speculation_pays(self) -> bool:
+        """Whether drafting gains throughput: target tokens per verification (1 + accepted / rounds,
+        measured so far) against the work of one round, k draft steps at c each plus the target's one
+        (c: the draft's share of the target's layers), as in Leviathan et al. 2023's speed-up analysis.
+        The course's early-exit draft costs half the target (c = 0.5), where speculation rarely pays
+        (Lab 5); the engine then stops drafting rather than lose throughput. The first 16 rounds are
+        always drafted, to measure."""
+        rounds = self.stats["rounds"]
+        if rounds < 16:
+            return True
+        c = len(self.draft.layers) / len(self.model.layers)
+        return 1 + self.stats["accepted"] / rounds > self.config.speculate * c + 1
 
     def _admit(self, req: Request) -> bool:
         """Take the request's shared prefix blocks; admit it only if the rest of its current tokens
