@@ -110,8 +110,6 @@ class ServingEngine:
                 ends = start + n == len(req.tokens)
                 chunks.append(Chunk(req.tokens[start:start + n], start, req.blocks, logits=int(ends)))
             reqs.append(req)
-        if self.draft_cache is not None:
-            self._draft_follows(reqs, chunks, drafts)
         for req, chunk, logits in zip(reqs, chunks, forward_packed(self.model, self.cache, chunks)):
             if req.rid in drafts:
                 new, accepted = accept(drafts[req.rid], logits)
@@ -138,16 +136,6 @@ class ServingEngine:
                 out.finished.append(req.rid)
                 self._finish(req)
         return out
-
-    def _draft_follows(self, reqs: list[Request], chunks: list[Chunk], drafts: dict) -> None:
-        """The draft runs every prompt chunk the target runs, so its cache is never behind by more than
-        the last step's bonus token, and a shared prefix block holds the draft's keys and values too."""
-        follow = [Chunk(req.tokens[req.draft_computed:c.start + len(c.tokens)], req.draft_computed, req.blocks, 0)
-                  for req, c in zip(reqs, chunks) if req.rid not in drafts]
-        forward_packed(self.draft, self.draft_cache, follow)
-        for req, c in zip(reqs, chunks):
-            if req.rid not in drafts:
-                req.draft_computed = c.start + len(c.tokens)
 
     # ---- scheduling ----------------------------------------------------------------------------
 
@@ -216,7 +204,9 @@ class ServingEngine:
         if self._blocks_for(len(tokens)) - len(shared) + cow > self.allocator.num_free:
             return False
         req.blocks = [self.allocator.share(b) for b in shared]
-        req.num_computed = req.draft_computed = computed   # indexed blocks hold the draft's K/V too
+        # The draft catches up lazily (speculative.propose), from position 0: shared blocks may not hold
+        # its K/V yet. Its rewrite of them is the same tokens at the same positions, so the same values.
+        req.num_computed, req.draft_computed = computed, 0
         self.stats["shared_blocks"] += len(shared)
         if cow:
             self._copy_on_write(req, len(shared) - 1)
@@ -262,8 +252,7 @@ class ServingEngine:
     def _index_full_blocks(self, req: Request) -> None:
         if self.index is None:
             return
-        computed = min(req.num_computed, req.draft_computed) if self.draft_cache is not None else req.num_computed
-        full = computed // self.config.block_size
+        full = req.num_computed // self.config.block_size
         for i in range(req.indexed_blocks, full):
             self.index.register(req.tokens, i, req.blocks[i])
         req.indexed_blocks = max(req.indexed_blocks, full)

@@ -12,8 +12,9 @@ from .request import Request
 def propose(draft, cache: PagedKVCache, requests: list[Request], ks: list[int]) -> list[list[int]]:
     """k greedy draft tokens per request, batched across requests round by round.
 
-    The first round also catches the draft's cache up on positions it has not run (a fresh prompt, or
-    the target's bonus token from the last step), so the draft never runs a separate prefill.
+    The first round also catches the draft's cache up on positions it has not run (the prompt, tokens
+    decoded while the batch was too big to speculate, the target's bonus token), in one chunk: the draft
+    never follows the target step by step, so it costs nothing while speculation is off.
     """
     proposals: list[list[int]] = [[] for _ in requests]
     fed = [req.draft_computed for req in requests]
