@@ -83,3 +83,13 @@ def test_workloads_are_seeded_and_follow_their_shapes():
     assert len({i.prompt[:32] for i in shared.items}) == 2
     long = workloads.long_prompt(200, None, seed=4)
     assert max(len(i.prompt) for i in long.items) > 4 * statistics.median(len(i.prompt) for i in long.items)
+
+
+def test_closed_loop_keeps_the_stated_number_in_flight():
+    work = workloads.Workload("w", tuple(workloads.Item((i, i), 2, 0.0) for i in range(3)), "")
+    clock = FakeClock()
+    engine = Echo()
+    run = harness.serve(engine, work, clock=clock, sleep=clock.sleep, concurrency=1)
+    assert [r.tokens for r in run.records] == [[0, 0], [1, 1], [2, 2]]
+    # each request was sent only after the one before had finished
+    assert all(later.arrival >= earlier.times[-1] for earlier, later in zip(run.records, run.records[1:]))

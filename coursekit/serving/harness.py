@@ -37,18 +37,24 @@ class Objective:
     tpot: float
 
 
-def serve(engine, workload: Workload, clock=time.perf_counter, sleep=time.sleep) -> Run:
+def serve(engine, workload: Workload, clock=time.perf_counter, sleep=time.sleep,
+          concurrency: int | None = None) -> Run:
+    """Replay the workload's arrival times; or, with `concurrency`, ignore them and keep that many
+    requests in flight, sending the next as soon as one finishes (a closed loop, like vLLM's
+    benchmark_serving --max-concurrency); a request's arrival is then when it was sent."""
     items = sorted(workload.items, key=lambda item: item.arrival)
     records, ids = [], {}
     start = clock()
-    nxt, steps, peak = 0, 0, 0
+    nxt, steps, peak, in_flight = 0, 0, 0, 0
     while nxt < len(items) or engine.has_unfinished():
         now = clock() - start
-        while nxt < len(items) and items[nxt].arrival <= now:
+        while nxt < len(items) and (items[nxt].arrival <= now if concurrency is None else in_flight < concurrency):
             item = items[nxt]
-            ids[engine.add_request(list(item.prompt), item.max_new_tokens, item.arrival)] = len(records)
-            records.append(Record(item.arrival))
+            arrival = item.arrival if concurrency is None else now
+            ids[engine.add_request(list(item.prompt), item.max_new_tokens, arrival)] = len(records)
+            records.append(Record(arrival))
             nxt += 1
+            in_flight += 1
         if not engine.has_unfinished():
             sleep(max(0.0, items[nxt].arrival - now))        # idle until the next arrival
             continue
@@ -56,6 +62,7 @@ def serve(engine, workload: Workload, clock=time.perf_counter, sleep=time.sleep)
         stamp = clock() - start
         steps += 1
         peak = max(peak, engine.kv_blocks_in_use)
+        in_flight -= len(out.finished)
         for rid, new in out.new_tokens.items():
             record = records[ids[rid]]
             record.tokens += new
