@@ -25,7 +25,7 @@ class Source:
 
 SOURCES = {
     "003": Source(
-        "003", "the Module 6 course text",
+        "003", "the “Two Modes, Two Hardware Philosophies” course text",
         '"Module 6" of an online course on AI hardware: lessons "Two Modes, Two Hardware Philosophies", '
         '"Training Chips: The A100 and H100 Era", "Inference Chips: Purpose-Built Accelerators" and '
         '"The Economics of Split Infrastructure", with quizzes, tutor labs and a module test (no author or date given)',

@@ -101,7 +101,7 @@ def test_lesson1_errata_corrects_seed_003s_serving_bill():
     # the lesson shows all this in one Errata block, computed by these functions
     errata = _errata_cell(LESSONS[0], "**Errata.**")
     for needed in ("serving_cost.annual_cost(", "serving_cost.annual_savings(", "gpt-3.5-turbo",
-                   "The Module 6 course text (lesson 4)", "The Training vs. Inference guide", "orders of magnitude", "serve_tokens_equal"):
+                   "The “Two Modes, Two Hardware Philosophies” course text (lesson 4)", "The Training vs. Inference guide", "orders of magnitude", "serve_tokens_equal"):
         assert needed in errata, f"lesson 1 Errata block lacks {needed!r}"
 
 

@@ -15,7 +15,7 @@ from lesson_text import Lessons
 
 M6 = Lessons("m6-serving-systems")
 LESSONS = ["01-anatomy-of-a-serving-engine", "02-paged-kv-memory", "03-scheduling", "04-the-whole-system"]
-ERRATA = ["Errata (Spuler's blog post)", "Errata (the Module 6 course text)", "Errata (the Module 6 course text)",
+ERRATA = ["Errata (Spuler's blog post)", "Errata (the “Two Modes, Two Hardware Philosophies” course text)", "Errata (the “Two Modes, Two Hardware Philosophies” course text)",
           "Errata (the co-design textbook section)"]
 H100 = hardware.H100_SXM.name
 LESSON_CHIPS = [hardware.H100_SXM, hardware.H200_SXM, hardware.B200, hardware.MI300X, hardware.L40S, hardware.TPU_V5E]

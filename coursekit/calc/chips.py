@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from coursekit import hardware
 from coursekit.calc.kvcache import model_by_name, model_kv_bytes_per_session
 
-# The four philosophies compared in Module 3 (the Module 6 course text, lesson 3), one representative chip each.
+# The four philosophies compared in Module 3 (the “Two Modes, Two Hardware Philosophies” course text, lesson 3), one representative chip each.
 PHILOSOPHIES = {
     "SRAM-resident (Groq LPU)": hardware.GROQ_LPU,
     "Systolic array (TPU v5e)": hardware.TPU_V5E,
@@ -47,7 +47,7 @@ GROQ_70B_SPEEDS = (
     PublishedSpeed("2023-08", "Llama 2 70B", 100, "first public demo",
                    "Groq announcement, reported by Moor Insights & Strategy, 25 Aug 2023 ('more than 100 tokens per second')"),
     PublishedSpeed("2023-11", "Llama 2 70B", 300, "compiler and runtime updates",
-                   "Groq press release, 7 Nov 2023 (300 tokens/s per user); also quoted by the Module 6 course text"),
+                   "Groq press release, 7 Nov 2023 (300 tokens/s per user); also quoted by the “Two Modes, Two Hardware Philosophies” course text"),
     PublishedSpeed("2024-11", "Llama 3.1 70B", 250, "standard endpoint",
                    "Groq, 'Llama 3.1 70B speculative decoding' announcement, Nov 2024 (previous endpoint: 250 tokens/s)"),
     PublishedSpeed("2024-11", "Llama 3.1 70B", 1665, "speculative decoding",

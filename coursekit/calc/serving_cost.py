@@ -19,8 +19,8 @@ GPT4_8K_COMPLETION_PER_1K = 0.06
 GPT4O_INPUT_PER_M = 5.0
 GPT4O_OUTPUT_PER_M = 15.0
 
-# The Module 6 course text, lesson 4 ("The Economics of Split Infrastructure"): the worked example and its claims.
-# source: the Module 6 course text (1 billion daily tokens at $0.002 per thousand tokens; "approximately $730 million";
+# The “Two Modes, Two Hardware Philosophies” course text, lesson 4 ("The Economics of Split Infrastructure"): the worked example and its claims.
+# source: the “Two Modes, Two Hardware Philosophies” course text (1 billion daily tokens at $0.002 per thousand tokens; "approximately $730 million";
 # "$73 million in annual savings" from a 10% cut; a GPT-4-class training run "an estimated $50-100 million"
 # that "becomes economically insignificant within two months"; ChatGPT's reported "$700,000 per day").
 EXAMPLE_TOKENS_PER_DAY = 1e9                  # the worked example's daily volume

@@ -90,6 +90,8 @@ SCRIPT = r"""<script>
         if (factor) { value *= factor / scale; rest = head[2]; }
       }
       var given = words(rest);
+      // numbers.py: a percent where the exercise has no units (a fraction) is that fraction ("12%": 0.12)
+      if (!allowed.length && !m[2] && given.length === 1 && given[0] === "%" && isFinite(value)) { return value / 100; }
       if (m[2]) { given.push("$"); }
       // numbers.py's _subsequence: the typed unit words in the units' order; one currency sign, anywhere
       var dollars = given.filter(function (w) { return w === "$"; }).length, at = 0;
