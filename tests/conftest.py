@@ -36,6 +36,18 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
                  "--disable-component-update", "--disable-quic", "--no-first-run", "--disable-sync"]
 
 
+@pytest.fixture(autouse=True)
+def _course_root_kept():
+    """`autograder`'s main sets COURSE_ROOT for the nbgrader apps it starts: a test that calls it in-process
+    must not leave that course root to the tests after it in the same worker (`course start` read it)."""
+    before = os.environ.get("COURSE_ROOT")
+    yield
+    if before is None:
+        os.environ.pop("COURSE_ROOT", None)
+    else:
+        os.environ["COURSE_ROOT"] = before
+
+
 @pytest.fixture(scope="session")
 def repo_root() -> Path:
     return ROOT

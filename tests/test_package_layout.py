@@ -15,7 +15,7 @@ import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = "coursekit.app"
-STAGES = {"author", "release", "collect", "batch", "judge", "sandbox", "record", "quiz", "similarity"}
+STAGES = {"author", "release", "collect", "batch", "judge", "sandbox", "record", "lms", "quiz", "similarity"}
 AUTOGRADER_TOP = {"__init__.py", "cli.py", "course.py", "spec.py"}
 
 

@@ -338,9 +338,9 @@ def _memory_full(reply: dict, limits: Limits) -> bool:
 
 def _failure_reason(reply: dict, limits: Limits) -> str | None:
     if reply.get("timed_out"):
-        limit = reply.get("wall_limit_s", limits.wall_s)
-        stretched = f", {limits.wall_s:g} s stretched for the machine's load" if limit > limits.wall_s else ""
-        return f"timeout: still running after {limit:.0f} s (wall-clock limit{stretched})"
+        # the same words however busy the machine was, so a result never depends on load (resume, Dask)
+        stretch = f"; up to {limits.wall_stretch:g}x that on a busy machine" if limits.wall_stretch > 1 else ""
+        return f"timeout: still running at the wall-clock limit ({limits.wall_s:g} s{stretch})"
     if reply.get("output_exceeded"):
         return f"output too large: more than {limits.output_kb} KB printed"
     sig = reply.get("signal")

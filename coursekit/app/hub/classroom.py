@@ -91,7 +91,7 @@ def _private_token(path: Path) -> None:
 
 
 def _copy_secret(secret: Path, target: Path, account) -> None:
-    if not target.exists():
+    if secret.is_file() and not target.exists():      # none yet: an LTI roster sync before the hub's first start
         fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w") as handle:
             handle.write(secret.read_text())
