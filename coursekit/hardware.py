@@ -79,11 +79,17 @@ H100_PCIE = Chip(
            "80 GB HBM2e at 2 TB/s (the SXM part has HBM3), NVLink bridge 600 GB/s",
     date="2023",
 )
+# H100 NVL: the per-card figures below come from the later datasheet revision, not the March 2023 launch
+# sheet, which gave the bridged pair's totals (and a higher per-GPU compute rate). The revision is dated 2024,
+# the year it was NVIDIA's current sheet; the month is not confirmed from a primary copy.
 H100_NVL = Chip(
     "NVIDIA H100 NVL (one GPU of the pair)", "gpu", bf16_tflops=835, memory_gb=94, memory_tbs=3.9,
     int8_tops=1670, fp8_tflops=1670, interconnect_gbs=600,
-    source="NVIDIA H100 datasheet (2023), H100 NVL column: 94 GB HBM3 and 3.9 TB/s per GPU; sold as a bridged pair (188 GB)",
-    date="2023",
+    source="NVIDIA H100 Tensor Core GPU datasheet, the later revision whose H100 NVL column is one card: 1,671 "
+           "TFLOPS BF16 with sparsity (835 dense), 3,341 FP8 with sparsity, 94 GB HBM3 at 3.9 TB/s, NVLink bridge "
+           "600 GB/s; sold as a bridged pair (188 GB). The launch material (GTC, 21 March 2023) printed the pair "
+           "instead: 188 GB, 7.8 TB/s, 3,958 TFLOPS BF16 with sparsity (1,979 per GPU, more than the 1,671 above)",
+    date="2024 (datasheet revision; announced 21 March 2023)",
 )
 H200_SXM = Chip(
     "NVIDIA H200 SXM", "gpu", bf16_tflops=989, memory_gb=141, memory_tbs=4.8,
