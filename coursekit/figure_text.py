@@ -55,13 +55,21 @@ def _categorical(axis) -> bool:
     return "Category" in type(converter).__name__
 
 
-def _tick_name(ax, which: str, position: float, reach: float = 1e-6) -> str | None:
+def _tick_texts(ax, which: str) -> list[tuple[float, str]]:
+    """The axis's text tick labels with their positions (numbers only on a categorical axis). Read once
+    per set of bars: asking the axis again for each of a histogram's 120 bars took half a second."""
+    axis = ax.xaxis if which == "x" else ax.yaxis
+    ticks = [(tick, label.get_text().replace("\u2212", "-"))
+             for tick, label in zip(axis.get_ticklocs(), axis.get_ticklabels())]
+    return [(tick, t) for tick, t in ticks if t and (_categorical(axis) or not _is_number(t))]
+
+
+def _tick_name(ax, which: str, position: float, reach: float = 1e-6,
+               ticks: list[tuple[float, str]] | None = None) -> str | None:
     """The category a bar stands for: the text tick label nearest its centre, within `reach`
     (bars drawn side by side sit off their group's tick)."""
-    axis = ax.xaxis if which == "x" else ax.yaxis
-    named = [(abs(tick - position), label.get_text().replace("\u2212", "-"))
-             for tick, label in zip(axis.get_ticklocs(), axis.get_ticklabels())]
-    named = [(d, t) for d, t in named if t and (_categorical(axis) or not _is_number(t)) and d <= reach]
+    named = [(abs(tick - position), t) for tick, t in (_tick_texts(ax, which) if ticks is None else ticks)]
+    named = [(d, t) for d, t in named if d <= reach]
     return min(named)[1] if named else None
 
 
@@ -122,13 +130,15 @@ def _bars(ax, container: BarContainer) -> str:
     horizontal = getattr(container, "orientation", "vertical") == "horizontal"
     name = _label(container) or ("bars" if len(container.patches) <= FEW else "histogram")
     rows = []
+    ticks = _tick_texts(ax, "y" if horizontal else "x")
     for bar in container.patches:
         if horizontal:
             position, start, size = bar.get_y() + bar.get_height() / 2, bar.get_x(), bar.get_width()
         else:
             position, start, size = bar.get_x() + bar.get_width() / 2, bar.get_y(), bar.get_height()
         width = bar.get_height() if horizontal else bar.get_width()
-        category = _tick_name(ax, "y" if horizontal else "x", position, reach=abs(width) * 0.75) or number(position)
+        category = (_tick_name(ax, "y" if horizontal else "x", position, reach=abs(width) * 0.75, ticks=ticks)
+                    or number(position))
         if size or not start:                      # a stacked segment of zero height is not there
             rows.append((category, start, size))
     named = _categorical(ax.yaxis if horizontal else ax.xaxis) or all(not _is_number(c) for c, _, _ in rows)

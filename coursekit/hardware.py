@@ -79,11 +79,17 @@ H100_PCIE = Chip(
            "80 GB HBM2e at 2 TB/s (the SXM part has HBM3), NVLink bridge 600 GB/s",
     date="2023",
 )
+# H100 NVL: the per-card figures below come from the later datasheet revision, not the March 2023 launch
+# sheet, which gave the bridged pair's totals (and a higher per-GPU compute rate). The revision is dated 2024,
+# the year it was NVIDIA's current sheet; the month is not confirmed from a primary copy.
 H100_NVL = Chip(
     "NVIDIA H100 NVL (one GPU of the pair)", "gpu", bf16_tflops=835, memory_gb=94, memory_tbs=3.9,
     int8_tops=1670, fp8_tflops=1670, interconnect_gbs=600,
-    source="NVIDIA H100 datasheet (2023), H100 NVL column: 94 GB HBM3 and 3.9 TB/s per GPU; sold as a bridged pair (188 GB)",
-    date="2023",
+    source="NVIDIA H100 Tensor Core GPU datasheet, the later revision whose H100 NVL column is one card: 1,671 "
+           "TFLOPS BF16 with sparsity (835 dense), 3,341 FP8 with sparsity, 94 GB HBM3 at 3.9 TB/s, NVLink bridge "
+           "600 GB/s; sold as a bridged pair (188 GB). The launch material (GTC, 21 March 2023) printed the pair "
+           "instead: 188 GB, 7.8 TB/s, 3,958 TFLOPS BF16 with sparsity (1,979 per GPU, more than the 1,671 above)",
+    date="2024 (datasheet revision; announced 21 March 2023)",
 )
 H200_SXM = Chip(
     "NVIDIA H200 SXM", "gpu", bf16_tflops=989, memory_gb=141, memory_tbs=4.8,
@@ -187,11 +193,17 @@ ETHERNET_25G = Link("25 Gb/s Ethernet", "inter-node", one_way_gbs=25 / 8, latenc
 # datasheet, announcement or documentation, with its date. TPUs print no sparse peak (their matrix units
 # do not use 2:4 sparsity); a vendor that prints only a sparse figure is divided by 2 and says so.
 GIB = 1.073741824  # GB per GiB: Google and AWS print some capacities in GiB
-# Convention: memory_gb is decimal GB (10^9 bytes), the unit bandwidths and datasheets use; an entry is
-# converted with GIB only where its cited source prints GiB (TPU v4, Trainium2). A review (issue 39) reports
-# that Google's v5p, v6e and Ironwood tables and AMD's MI3xx ones are GiB too; converting them, unverified
-# here, would move the TPU v5p training-state counts that M2 L1 prints and quiz m2-l1-state-chips-2026
-# asks (70B: 12 -> 11 chips).
+# Convention: memory_gb is decimal GB (10^9 bytes), the unit bandwidths and datasheets use. A capacity is
+# taken in the unit its cited source prints, and converted with GIB where that unit is GiB: TPU v4 and
+# Trainium2, and (since issue 39) TPU v5p, v6e and TPU7x, whose Cloud TPU documentation tables label HBM
+# capacity per chip in GiB (95, 32 and 192; the v5p page adds that 95 GiB is what a program can allocate
+# of 96 GiB fitted). Earlier Google pages, the v6e page and the Ironwood launch blog print the same numbers
+# with "GB"; the course follows the tables that name the unit. AMD's datasheets print GB (192, 256, 288 GB
+# HBM3/HBM3E); only AMD's ROCm GPU-specifications table lists the same numbers as "VRAM (GiB)". The course
+# keeps the datasheet unit, as it does for NVIDIA (whose "80 GB" parts also hold whole GiB stacks): reading
+# AMD alone in GiB would hand it 7% that NVIDIA's figures are not given. Moved by the conversion: the fewest
+# chips for a 70B training state (16 bytes per parameter) on TPU v5p, 12 -> 11 (175B: 30 -> 28; 405B:
+# 69 -> 64), and on TPU7x for 175B, 15 -> 14 (405B: 34 -> 32).
 
 MI300X = Chip(
     "AMD Instinct MI300X", "gpu", bf16_tflops=1307.4, memory_gb=192, memory_tbs=5.3,
@@ -229,26 +241,28 @@ TPU_V4 = Chip(
     date="April 2023",
 )
 TPU_V5P = Chip(
-    "Google TPU v5p", "tpu", bf16_tflops=459, memory_gb=95, memory_tbs=2.765,
+    "Google TPU v5p", "tpu", bf16_tflops=459, memory_gb=95 * GIB, memory_tbs=2.765,
     int8_tops=918, fp8_tflops=459, interconnect_gbs=1200, peer_links=6, link="ICI, 3D torus, 8,960-chip pod",
     source="Google Cloud, 'Introducing Cloud TPU v5p and AI Hypercomputer' (6 December 2023) and the Cloud "
-           "TPU v5p documentation: 459 TFLOPS BF16, 918 TOPS INT8, FP8 printed at the BF16 rate (459), 95 GB HBM2e "
-           "at 2,765 GB/s, ICI 1,200 GB/s per chip both ways (4,800 Gbps), the sum of its six torus links",
+           "TPU v5p documentation: 459 TFLOPS BF16, 918 TOPS INT8, FP8 printed at the BF16 rate (459), 95 GiB HBM2e "
+           "(102 GB; the documentation's table labels it GiB) at 2,765 GB/s, ICI 1,200 GB/s per chip both ways (4,800 Gbps), the sum of its six torus links",
     date="6 December 2023",
 )
 TPU_V6E = Chip(
-    "Google TPU v6e (Trillium)", "tpu", bf16_tflops=918, memory_gb=32, memory_tbs=1.638,
+    "Google TPU v6e (Trillium)", "tpu", bf16_tflops=918, memory_gb=32 * GIB, memory_tbs=1.638,
     int8_tops=1836, fp8_tflops=918, interconnect_gbs=800, peer_links=4, link="ICI, 2D torus, 256-chip pod",
     source="Google Cloud TPU v6e documentation (Trillium; announced 14 May 2024, generally available "
-           "December 2024): 918 TFLOPS BF16, 1,836 TOPS INT8, FP8 printed at the BF16 rate (918), 32 GB HBM at 1,638 GB/s, ICI 800 GB/s per chip both ways, "
+           "December 2024): 918 TFLOPS BF16, 1,836 TOPS INT8, FP8 printed at the BF16 rate (918), 32 GiB HBM (34.4 GB; GiB in the Cloud TPU7x "
+           "documentation's table of v5p, v6e and TPU7x, 'GB' on the older v6e page) at 1,638 GB/s, ICI 800 GB/s per chip both ways, "
            "the sum of its four torus links",
     date="December 2024",
 )
 TPU_IRONWOOD = Chip(
-    "Google TPU7x (Ironwood)", "tpu", bf16_tflops=2307, memory_gb=192, memory_tbs=7.2,
+    "Google TPU7x (Ironwood)", "tpu", bf16_tflops=2307, memory_gb=192 * GIB, memory_tbs=7.2,
     fp8_tflops=4614, interconnect_gbs=1200, link="ICI, 3D torus, 9,216-chip pod",
     source="Google, 'Ironwood: The first Google TPU for the age of inference' (9 April 2025): 4,614 TFLOPS "
-           "FP8 per chip, 192 GB HBM at 7.2 TB/s (later Google talks quote 7.3-7.4 TB/s; the course keeps the "
+           "FP8 per chip, 192 GB HBM (the Cloud TPU7x documentation's table: 192 GiB, 206 GB, "
+           "the unit the course uses) at 7.2 TB/s (later Google talks quote 7.3-7.4 TB/s; the course keeps the "
            "launch figure), ICI printed as '1.2 Tbps' both ways, which the course reads as 1.2 TB/s (terabytes: "
            "the blog's unit is a typo, 1.2 terabits would be slower than TPU v5e's ICI), 9,216-chip pod (42.5 "
            "EFLOPS FP8); BF16 2,307 TFLOPS from the Cloud TPU7x documentation (generally available November 2025)",

@@ -107,11 +107,15 @@ def test_lesson1_beyond_nvidia_prose_matches_the_numbers():
 
     text = " ".join(" ".join(c.source.replace("\n>", "\n") for c in M2.nb("01-training-silicon").cells
                              if c.cell_type == "markdown").split())
-    # "a 288 GB MI355X holds a 70B training state on 4 chips, a 95 GB TPU v5p needs 12"
-    assert "on 4 chips, a 95 GB TPU v5p needs 12" in text
+    # "a 288 GB MI355X holds a 70B training state on 4 chips, a TPU v5p, 95 GiB or 102 GB, needs 11"
+    assert "on 4 chips, a TPU v5p, 95 GiB or 102 GB, needs 11" in text
     assert survey.min_chips_for_training_state("AMD Instinct MI355X", 70e9) == 4
-    assert survey.min_chips_for_training_state("Google TPU v5p", 70e9) == 12
-    assert hardware.MI355X.memory_gb == 288 and hardware.TPU_V5P.memory_gb == 95
+    assert survey.min_chips_for_training_state("Google TPU v5p", 70e9) == 11
+    assert hardware.MI355X.memory_gb == 288 and hardware.TPU_V5P.memory_gb == pytest.approx(95 * 2**30 / 1e9)
+    assert round(hardware.TPU_V5P.memory_gb) == 102
+    # errata (4): the old count read 95 GiB as 95 GB
+    assert "needed 12 chips for the 70B training state" in text and "the fewest chips is 11" in text
+    assert -(-70e9 * 16 // 95e9) == 12
     # The days use each platform's own MFU: "(an MI355X and a GB200 do [overlap], printed below)"
     assert "overlap (an MI355X and a GB200 do, printed below)" in text
     mi, gb = (survey.training_row(c, 70e9, 2e12, 1024) for c in (hardware.MI355X, hardware.GB200_GPU))

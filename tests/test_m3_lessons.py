@@ -111,8 +111,9 @@ def test_lesson1_inference_silicon_of_2025_2026_prose_matches_the_numbers():
     assert survey.chips_to_serve("Cerebras WSE-3", LLAMA2_70B.name) == 4
     # "far above any speed they are measured at": the fastest published Groq 70B speed
     assert max(s.tokens_per_s for s in chips.GROQ_70B_SPEEDS) * 100 < min(r["decode_bound_tps"] for r in rows if r["ridge"] < 10)
-    # "192 GB of HBM", "pods of 9,216 chips", "44 GB of on-wafer SRAM at 21 PB/s", "230 MB per chip", "256 and 288 GB"
-    assert "192 GB of HBM" in text and hardware.TPU_IRONWOOD.memory_gb == 192
+    # "192 GiB (206 GB) of HBM", "pods of 9,216 chips", "44 GB of on-wafer SRAM at 21 PB/s", "230 MB per chip", "256 and 288 GB"
+    assert "192 GiB (206 GB) of HBM" in text and hardware.TPU_IRONWOOD.memory_gb == pytest.approx(192 * 2**30 / 1e9)
+    assert round(hardware.TPU_IRONWOOD.memory_gb) == 206
     assert "pods of 9,216 chips" in text and hardware.IRONWOOD_POD.n_chips == 9216
     assert "44 GB of on-wafer SRAM at 21 PB/s" in text and hardware.CEREBRAS_WSE3.memory_tbs == 21_000
     assert "230 MB per chip" in text and hardware.GROQ_LPU.memory_gb == 0.23
