@@ -18,21 +18,12 @@ import pytest
 
 from autograder.record.store import Store
 from hub_server import CLASS_LAB, instructor, own_pids
+from test_sandbox_userns import PROBE
 
 pytestmark = pytest.mark.slow
 LAB = "toy-sandbox"
 
-PROBES = """
-import os, socket
-bits = 0
-def probe(bit, attempt):
-    global bits
-    try:
-        attempt()
-        bits |= 1 << bit
-    except Exception:
-        pass
-probe(0, lambda: open({spec!r}).read())                                  # the lab's spec, hidden cases
+PROBES = PROBE + """probe(0, lambda: open({spec!r}).read())                                  # the lab's spec, hidden cases
 probe(1, lambda: os.environ["COURSE_GRADING_SECRET"])                    # the secret, in the grader's env
 probe(2, lambda: open("/proc/{server}/environ").read())                  # ... and in the server's
 probe(3, lambda: open({other!r}).read())                                 # another student's submission

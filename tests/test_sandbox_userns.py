@@ -28,10 +28,9 @@ LAB = "toy-pipeline"
 NOBODY = pwd.getpwnam("nobody")
 NO_USER_NAMESPACES = Path(__file__).with_name("no_user_namespaces.py")
 
-# what the instructor owns beside the course: each probe tries one of them
-FILES_AND_PROCESSES = """
+# a hostile cell's start: probe(bit, attempt) sets the bit when the attempt works (also the hub's test)
+PROBE = """
 import os, socket
-COURSE = {course!r}
 bits = 0
 def probe(bit, attempt):
     global bits
@@ -40,6 +39,9 @@ def probe(bit, attempt):
         bits |= 1 << bit
     except Exception:
         pass
+"""
+# what the instructor owns beside the course: each probe tries one of them
+FILES_AND_PROCESSES = PROBE + """COURSE = {course!r}
 probe(0, lambda: open(COURSE + "/solutions/toy-pipeline/spec.py").read())                 # the spec
 probe(1, lambda: open(COURSE + "/instructor-secret").read())                               # the secret
 probe(2, lambda: open(COURSE + "/submitted/ada/toy-pipeline/toy-pipeline.ipynb").read())   # another student
