@@ -344,14 +344,13 @@
       }
       section.setAttribute("data-inputs", JSON.stringify(x));
       const names = [x.model && "model", x.chip && "chip"].filter(Boolean);
-      source.textContent = names.map((n) => {
+      // One line per source: joined with a space, two citations read as one sentence.
+      const lines = names.map((n) => {
         const item = find(n === "model" ? data.models : data.chips, x[n], n);
         return item.name + ": " + item.source;
-      }).join(" ");
-      if (id === "cost" && x.preset !== "") {
-        const p = data.rentals[Number(x.preset)];
-        source.textContent = "Price: " + p.source + ".";
-      }
+      });
+      if (id === "cost" && x.preset !== "") lines.splice(0, lines.length, "Price: " + data.rentals[Number(x.preset)].source + ".");
+      source.replaceChildren(...lines.map((t) => Object.assign(document.createElement("span"), { className: "ck-source-line", textContent: t })));
       if (problems.length) return clear(problems.join(" "));
       let r;
       try {
