@@ -51,3 +51,29 @@ def test_breakeven_reports_the_batch_used_and_one_line_per_source(open_calc):
     assert lines.count() == 2                     # the model's source and the chip's, each on its own line
     tops = [lines.nth(i).bounding_box()["y"] for i in range(2)]
     assert tops[1] > tops[0]
+
+
+def test_arrow_key_after_an_invalid_value_steps_from_the_last_valid_one(open_calc):
+    page, s = open_calc("breakeven")
+    b, sl = box(s, "Batch (sequences)"), slider(s, "Batch (sequences)")
+    b.fill("100")
+    until_inputs(page, "breakeven", "batch", 100)
+    b.fill("0")                                   # below the minimum: refused, the slider stays at 100
+    s.get_by_role("alert").wait_for()
+    assert sl.input_value() == "100"
+    b.press("ArrowUp")                            # the browser alone would step 0 to the minimum, 1
+    until_inputs(page, "breakeven", "batch", 101)
+    assert (b.input_value(), sl.input_value()) == ("101", "101")
+
+
+def test_roofline_keeps_the_outputs_an_out_of_range_intensity_does_not_affect(open_calc):
+    page, s = open_calc("roofline")
+    _, before = read(s)
+    box(s, "Arithmetic intensity (FLOP/byte)").fill("0")
+    s.get_by_role("alert").wait_for()
+    _, after = read(s)
+    for kept in ("ridge", "peak", "bandwidth"):
+        assert after[kept] == pytest.approx(before[kept], rel=1e-12), kept
+    for blank in ("attainable", "bound", "share"):
+        assert after[blank] in (None, ""), blank
+    assert "0.1" in s.get_by_role("alert").inner_text()
