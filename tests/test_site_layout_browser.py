@@ -9,7 +9,8 @@ import pytest
 from test_site import html_path, site, site_url  # noqa: F401  (module fixtures)
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
-FIRST, LAST = "course/m1-training-vs-inference/01-what-each-does.ipynb", "course/m5-co-design/03-draft-verify-and-cascades.ipynb"
+FIRST = "course/m1-training-vs-inference/01-what-each-does.ipynb"
+LAST = "course/m5-co-design/03-draft-verify-and-cascades.ipynb"
 
 IN_VIEW = """() => { const a = document.querySelector('.bd-docs-nav a.current'), s = a.closest('.bd-sidebar-primary');
   const b = s.getBoundingClientRect(), r = a.getBoundingClientRect(); return r.top >= b.top && r.bottom <= b.bottom; }"""
