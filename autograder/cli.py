@@ -232,6 +232,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("lab")
     p.add_argument("--module", required=True, help="the module the lab belongs to, e.g. m5 (course/outline.yaml)")
     p.add_argument("--module-title", help="a module not in the outline yet is added with this title")
+    p.add_argument("--course-id", help="with --root, a new course folder's nbgrader course id (default: from "
+                   "the folder's name)")
     p.set_defaults(handler=cmd_new)
 
     p = sub.add_parser("validate", help="before release: check a lab grades correctly (exit 1 on problems)")
@@ -327,9 +329,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "new" and args.root:
             from autograder.author.new import ensure_course_root
 
-            made = ensure_course_root(Path(args.root).expanduser().resolve())
+            made = ensure_course_root(Path(args.root).expanduser().resolve(), args.course_id)
             if made:
-                print(f"wrote {made} (a copy of the course's: this folder is now a course root)")
+                print(f"wrote {made} (a copy of the course's, course id {Course(made.parent).course_id!r}: "
+                      f"this folder is now a course root)")
         course = Course.find(args.root)
         os.environ["COURSE_ROOT"] = str(course.root)   # specs, the secret, nbgrader: all from this root
         return args.handler(args, course)

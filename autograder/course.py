@@ -23,6 +23,8 @@ from coursekit.paths import course_root
 
 from autograder.spec import LabSpec
 
+COURSE_ID_LINE = re.compile(r"^c\.CourseDirectory\.course_id = ['\"]([^'\"]+)['\"]", re.MULTILINE)
+
 # Student and lab ids become folder names and gradebook keys: keep them to a safe alphabet so a
 # hostile name can never walk out of submitted/ or collide after case folding.
 SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,99}$")
@@ -80,7 +82,13 @@ class Course:
     results_db = property(lambda self: self.state / "results.sqlite")
     reports = property(lambda self: self.state / "reports")
     db_url = property(lambda self: f"sqlite:///{self.gradebook}")
-    course_id = "llm-train-vs-infer"
+
+    @property
+    def course_id(self) -> str:
+        """nbgrader_config.py's course id (a private course has its own), as nbgrader's commands read it."""
+        config = self.root / "nbgrader_config.py"
+        found = COURSE_ID_LINE.search(config.read_text(encoding="utf-8")) if config.exists() else None
+        return found.group(1) if found else "llm-train-vs-infer"
 
     def _assignment_folders(self) -> list[Path]:
         if not self.solutions.is_dir():

@@ -174,7 +174,8 @@ def pytest_runtest_teardown(item, nextitem):
 # suffix they rely on, pytest-dev/pytest-xdist#1386.) The files that build the website into build/site are
 # one unit too (SITE_FILES), so two workers never build it at once.
 HUB_FILES = ("tests/test_hub.py", "tests/test_hub_browser.py", "tests/test_hub_grading_sandbox.py")
-SITE_FILES = ("tests/test_site.py", "tests/test_calculators_browser.py", "tests/test_site_quiz_browser.py")
+SITE_FILES = ("tests/test_site.py", "tests/test_calculators_browser.py", "tests/test_site_quiz_browser.py",
+              "tests/test_site_layout_browser.py")
 LONGEST = ("tests/test_hub.py", "tests/test_hub_browser.py", "tests/test_hub_stop.py", "tests/test_autograder_pipeline.py",
            "tests/test_autograder_distributed.py", "tests/test_site.py", "tests/test_calculators_browser.py", "tests/test_site_quiz_browser.py",
            "tests/test_autograder_adversarial_batch.py",

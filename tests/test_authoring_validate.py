@@ -158,3 +158,19 @@ def test_the_course_labs_validate_clean(lab):
     done = subprocess.run([sys.executable, "-m", "autograder.cli", "validate", lab, "--seeds", "3"], cwd=ROOT,
                           env=env, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0 and f"{lab}: valid" in done.stdout, done.stdout + done.stderr
+
+
+def test_new_in_a_private_folder_sets_its_own_course_id(tmp_path):
+    root = tmp_path / "Optics Lab 2027"
+    done = autograder(root, "new", "fresh-lab", "--module", "m1", "--module-title", "A first module")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "course id 'optics-lab-2027'" in done.stdout
+    # nbgrader reads the same id from the config it will load (its exchange and gradebook are filed under it)
+    from traitlets.config.loader import PyFileConfigLoader
+
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
+    assert config.CourseDirectory.course_id == "optics-lab-2027" == Course.find(root).course_id
+    other = tmp_path / "other"
+    ensure_course_root(other, "phys-101")
+    assert Course.find(other).course_id == "phys-101"
+    assert Course.find(Path(__file__).resolve().parent.parent).course_id == "llm-train-vs-infer"

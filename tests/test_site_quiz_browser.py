@@ -206,6 +206,12 @@ def test_module_test_passes_at_80_percent_and_progress_travels_to_jupyterlab_and
     assert accessible(page, ".course-site-quiz") == ""
 
     page.reload()
+    # the last submitted attempt's review comes back: every answer with its verdict and the key
+    review = page.locator(".course-module-test-review")
+    heads = review.locator("fieldset.course-quiz-item .course-quiz-feedback > b")
+    assert [heads.nth(i).inner_text() == "Correct." for i in range(heads.count())] == [g[2] for g in given]
+    assert review.locator(".course-quiz-key").count() == 15
+    assert accessible(page, ".course-site-quiz") == ""
     page.get_by_role("button", name="Start attempt 2").click()
     given = answer_test(page, right=11)
     page.locator(".course-module-test").get_by_role("button", name="Submit test").click()
@@ -335,4 +341,31 @@ def test_an_exercise_revealed_on_the_site_shows_in_its_progress_and_travels(site
                            text=True, timeout=120).stdout
     line = next(line for line in shown.splitlines() if "Memory in bytes per parameter" in line)
     assert line.endswith("; exercises: 1 of 3 answered and revealed"), shown
+    assert not errors, errors
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_after_importing_a_jupyterlab_attempt_the_lesson_page_counts_it(site_url, page, tmp_path):  # noqa: F811
+    """A quiz half answered in JupyterLab, exported and imported here: the lesson page numbers its own
+    attempt after it and lists it, as the start page reports it."""
+    errors = watch_errors(page)
+    env = {**os.environ, "COURSE_PROGRESS_DIR": str(tmp_path / "jupyterlab")}
+    bank = BANKS["m1-l2"]
+    shown = [it.id for it in bank.items[:bank.show]]
+    code = ("from coursekit import progress\n"
+            f"for i in {shown[:2]!r}: progress.record_quiz('m1-l2', module='m1', seed=7, shown={shown!r}, "
+            "item_id=i, response=0, correct=True)\n")
+    assert subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT).returncode == 0
+    exported = tmp_path / "from-jupyterlab.json"
+    course = [sys.executable, "-m", "coursekit.app.cli", "progress"]
+    assert subprocess.run([*course, "--export", str(exported)], env=env, capture_output=True, cwd=ROOT).returncode == 0
+    page.goto(site_url)
+    page.get_by_label("Import progress from a file", exact=False).set_input_files(str(exported))
+    page.locator(".course-progress-status", has_text="Imported").wait_for()
+    row = page.locator(".course-progress-table tr", has_text="Lesson 2: Memory in bytes per parameter")
+    assert f"2 of {bank.show} questions answered right" in row.inner_text(), row.inner_text()
+    page.goto(urljoin(site_url, LESSON))
+    history = page.locator(".course-quiz-history").inner_text()
+    assert history == f"Attempt 2. Earlier attempts: #1 (in JupyterLab): 2/{bank.show}.", history
     assert not errors, errors

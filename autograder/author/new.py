@@ -9,7 +9,7 @@ course/outline.yaml (coursekit/outline.py), which the start page, `course progre
 """
 from __future__ import annotations
 
-import shutil
+import re
 from pathlib import Path
 
 import nbformat
@@ -19,6 +19,7 @@ from autograder.spec import SPEC_FILE
 from coursekit.outline import OUTLINE, add_lab
 
 REPO_CONFIG = Path(__file__).resolve().parents[2] / "nbgrader_config.py"
+ID_LINE = re.compile(r"^c\.CourseDirectory\.course_id = .*$", re.MULTILINE)
 
 
 def _meta(grade_id: str, *, solution: bool = False, grade: bool = False, points: float = 0) -> dict:
@@ -147,11 +148,21 @@ def new_lab(course: Course, lab: str, module: str, module_title: str | None = No
     return [nb_path, spec_path, *written]
 
 
-def ensure_course_root(root: Path) -> Path | None:
-    """A private instructor folder without nbgrader_config.py gets a copy of the course's; returns it if made."""
+def private_course_id(root: Path) -> str:
+    """A course id from the folder's name ("My Course 2026" -> "my-course-2026")."""
+    return re.sub(r"[^a-z0-9]+", "-", root.name.lower()).strip("-") or "my-course"
+
+
+def ensure_course_root(root: Path, course_id: str | None = None) -> Path | None:
+    """A private instructor folder without nbgrader_config.py gets a copy of the course's, with its own
+    course id (nbgrader files the exchange and the gradebook under it); returns it if made."""
     config = root / "nbgrader_config.py"
     if config.exists():
         return None
     root.mkdir(parents=True, exist_ok=True)
-    shutil.copy(REPO_CONFIG, config)
+    text, n = ID_LINE.subn(f"c.CourseDirectory.course_id = {course_id or private_course_id(root)!r}",
+                           REPO_CONFIG.read_text(encoding="utf-8"))
+    if n != 1:
+        raise RuntimeError(f"{REPO_CONFIG}: expected one c.CourseDirectory.course_id line, found {n}")
+    config.write_text(text, encoding="utf-8")
     return config

@@ -234,7 +234,7 @@ def calculators() -> dict[str, Calculator]:
              Number("decline_pct", "Price decline (% per year)", 0, 60, 0, step=5)),
             (Output("break_even_day", "Serving overtakes training", "day"),
              Output("tokens_per_second", "Replica decode speed", "tokens_per_second"),
-             Output("batch_served", "Batch that fits", "count"),
+             Output("batch_served", "Batch used (the batch typed, or fewer if only fewer fit)", "count"),
              Output("cost_per_million", "Cost per million tokens", "dollars"),
              Output("daily", "Serving bill, day 1", "dollars"),
              Output("three_year_serving", f"Serving, first {FIGURE_YEARS} years", "dollars")),

@@ -317,6 +317,7 @@
     const source = section.querySelector("[data-source]");
     const svg = section.querySelector("svg[data-figure]");
     const boxes = [...form.querySelectorAll("input[type=number]")];
+    const lastValid = {};
     const sliderOf = (box) => form.querySelector("input[type=range][data-for=\"" + box.name + "\"]");
 
     function describeSlider(box) {
@@ -324,8 +325,36 @@
       if (slider) slider.setAttribute("aria-valuetext", Number(box.value).toLocaleString("en-US", { maximumFractionDigits: 6 }));
     }
 
-    function clear(message) {
-      section.querySelectorAll("dd[data-output]").forEach((dd) => { dd.textContent = "\u2014"; dd.setAttribute("data-value", ""); });
+    // Outputs that come out the same whatever the invalid boxes hold (their minimum, maximum and default)
+    // do not depend on them: the roofline's ridge point does not move with an out-of-range intensity.
+    function unaffected(x, invalid) {
+      if (!invalid.length) return {};
+      const runs = [];
+      for (const pick of [(b) => Number(b.min), (b) => Number(b.max), (b) => Number(b.defaultValue)]) {
+        const probe = Object.assign({}, x);
+        invalid.forEach((b) => { probe[b.name] = pick(b); });
+        try {
+          const r = formulas[id](data, probe);
+          if (r.error) return {};
+          runs.push(r);
+        } catch (err) {
+          return {};
+        }
+      }
+      const same = {};
+      for (const k of Object.keys(runs[0])) {
+        if (typeof runs[0][k] !== "object" && runs.every((r) => r[k] === runs[0][k])) same[k] = runs[0][k];
+      }
+      return same;
+    }
+
+    function clear(message, keep) {
+      section.querySelectorAll("dd[data-output]").forEach((dd) => {
+        const k = dd.getAttribute("data-output");
+        const known = keep && k in keep && keep[k] !== null;
+        dd.textContent = known ? format(dd.getAttribute("data-unit"), keep[k], data) : "\u2014";
+        dd.setAttribute("data-value", known ? String(keep[k]) : "");
+      });
       error.textContent = message;
       error.hidden = false;
       live.textContent = "";
@@ -333,26 +362,30 @@
     }
 
     function update() {
-      const x = {}, problems = [];
+      const x = {}, problems = [], invalid = [];
       form.querySelectorAll("select[name]").forEach((s) => { x[s.name] = s.hasAttribute("data-numeric") ? Number(s.value) : s.value; });
       form.querySelectorAll("input[type=checkbox]").forEach((c) => { x[c.name] = c.checked; });
       for (const box of boxes) {
         const got = boxValue(box);
         box.setAttribute("aria-invalid", got.error ? "true" : "false");
-        if (got.error) problems.push(form.querySelector("label[for=\"" + box.id + "\"]").textContent + ": type " + got.error + ".");
-        else x[box.name] = got.value;
+        if (got.error) {
+          problems.push(form.querySelector("label[for=\"" + box.id + "\"]").textContent + ": type " + got.error + ".");
+          invalid.push(box);
+        } else {
+          x[box.name] = got.value;
+          lastValid[box.name] = got.value;
+        }
       }
       section.setAttribute("data-inputs", JSON.stringify(x));
       const names = [x.model && "model", x.chip && "chip"].filter(Boolean);
-      source.textContent = names.map((n) => {
+      // One line per source: joined with a space, two citations read as one sentence.
+      const lines = names.map((n) => {
         const item = find(n === "model" ? data.models : data.chips, x[n], n);
         return item.name + ": " + item.source;
-      }).join(" ");
-      if (id === "cost" && x.preset !== "") {
-        const p = data.rentals[Number(x.preset)];
-        source.textContent = "Price: " + p.source + ".";
-      }
-      if (problems.length) return clear(problems.join(" "));
+      });
+      if (id === "cost" && x.preset !== "") lines.splice(0, lines.length, "Price: " + data.rentals[Number(x.preset)].source + ".");
+      source.replaceChildren(...lines.map((t) => Object.assign(document.createElement("span"), { className: "ck-source-line", textContent: t })));
+      if (problems.length) return clear(problems.join(" "), unaffected(x, invalid));
       let r;
       try {
         r = formulas[id](data, x);
@@ -385,6 +418,17 @@
         box.value = String(sliderToValue(slider, box));
         describeSlider(box);
         update();
+      });
+      // The browser steps an invalid box from its minimum, and the slider would follow it there:
+      // step from the last valid value instead.
+      box.addEventListener("keydown", (event) => {
+        if ((event.key !== "ArrowUp" && event.key !== "ArrowDown") || !boxValue(box).error || !(box.name in lastValid)) return;
+        event.preventDefault();
+        box.value = String(lastValid[box.name]);
+        try {
+          if (event.key === "ArrowUp") box.stepUp(); else box.stepDown();
+        } catch (err) { /* step="any" has no step: the last valid value itself */ }
+        box.dispatchEvent(new Event("input", { bubbles: true }));
       });
       box.addEventListener("input", () => {
         const got = boxValue(box);

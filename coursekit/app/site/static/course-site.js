@@ -13,3 +13,14 @@ document.addEventListener("DOMContentLoaded", () => {
     return pageText(doc.documentElement.outerHTML, anchor);
   };
 });
+
+// The sidebar shows the current page: the theme restores the previous page's sidebar scroll, which
+// leaves a later module's lessons out of sight; scroll only if the current link is not in view.
+window.addEventListener("load", () => {
+  const link = document.querySelector(".bd-docs-nav a.current");
+  const sidebar = link && link.closest(".bd-sidebar-primary");
+  if (!sidebar || sidebar.scrollHeight <= sidebar.clientHeight) return;
+  const box = sidebar.getBoundingClientRect(), at = link.getBoundingClientRect();
+  if (at.top >= box.top && at.bottom <= box.bottom) return;
+  sidebar.scrollTop += at.top - box.top - sidebar.clientHeight / 3;
+});

@@ -209,6 +209,10 @@
 
   // --- a lesson quiz: check each question, retry until right; first tries score ------------------------
 
+  function allAttempts(entry) {
+    return (entry && entry.attempts) || [];
+  }
+
   function siteAttempts(entry) {
     return ((entry && entry.attempts) || []).filter((a) => a.source === "site");
   }
@@ -219,10 +223,18 @@
       this.bank = prepare(bank);
       const store = loadStore();
       this.learner = store.learner;
-      const earlier = siteAttempts(store.quizzes[bank.id]);
-      // the latest attempt comes back after a reload, finished or not; a fresh draw is the learner's choice
-      this.number = earlier.length ? earlier[earlier.length - 1].attempt : 1;
+      const all = allAttempts(store.quizzes[bank.id]);
+      const latest = all[all.length - 1];
+      // the latest attempt comes back after a reload, finished or not; a fresh draw is the learner's choice.
+      // One imported from JupyterLab was drawn there (its own variants): a new attempt, numbered after it.
+      this.number = !latest ? 1 : latest.source === "site" ? latest.attempt : this.nextNumber(store);
       this.render();
+    }
+
+    nextNumber(store) {
+      // numbered after every attempt in this browser's store, JupyterLab's imported ones too, as the start page counts
+      const all = allAttempts(store.quizzes[this.bank.id]);
+      return Math.max(this.number || 0, all.length, ...siteAttempts(store.quizzes[this.bank.id]).map((a) => a.attempt)) + 1;
     }
 
     attemptRecord(store) {
@@ -234,7 +246,7 @@
       let saved = this.attemptRecord(store);
       if (saved && !saved.shown.every((id) => this.bank.byId[id] && (saved.variants || {})[id] < this.bank.byId[id].variants.length)) {
         // the bank changed since this attempt was drawn: its questions cannot come back, so a new attempt starts
-        this.number = Math.max(...siteAttempts(store.quizzes[this.bank.id]).map((a) => a.attempt)) + 1;
+        this.number = this.nextNumber(store);
         saved = undefined;
       }
       const draw = saved ? { shown: saved.shown, variants: saved.variants } : drawAttempt(this.bank, this.learner, this.number);
@@ -242,9 +254,10 @@
       this.seed = `site-${this.learner}-${this.number}`;
       this.first = {};
       this.tries = {};
-      const earlier = siteAttempts(store.quizzes[this.bank.id]).filter((a) => a.attempt < this.number);
+      const earlier = allAttempts(store.quizzes[this.bank.id]).filter((a) => a !== saved);
+      const where = (a) => (a.source === "site" ? "" : " (in JupyterLab)");
       const history = earlier.length
-        ? `Attempt ${this.number}. Earlier attempts: ${earlier.map((a, n) => `#${n + 1}: ${a.score || 0}/${a.total || 0}`).join(", ")}.`
+        ? `Attempt ${this.number}. Earlier attempts: ${earlier.map((a, n) => `#${n + 1}${where(a)}: ${a.score || 0}/${a.total || 0}`).join(", ")}.`
         : `Attempt ${this.number}.`;
       const section = el("section", { class: "course-quiz", "aria-label": this.bank.title });
       // focusable by script: a new attempt replaces the questions, and focus goes to their title
@@ -350,8 +363,7 @@
 
     newAttempt() {
       const store = loadStore();
-      const used = siteAttempts(store.quizzes[this.bank.id]).map((a) => a.attempt);
-      this.number = Math.max(this.number, ...used) + 1;
+      this.number = this.nextNumber(store);
       this.render();
       this.root.querySelector(".course-quiz-title").focus();
     }
@@ -387,7 +399,32 @@
       const start = el("button", { type: "button", class: "course-quiz-start" }, `Start attempt ${this.number}`);
       start.addEventListener("click", () => { this.render(); const first = this.root.querySelector("input"); if (first) first.focus(); });
       section.append(start);
+      const review = this.review(earlier[earlier.length - 1]);
+      if (review) section.append(review);
       this.root.replaceChildren(section);
+    }
+
+    review(last) {
+      /* The last submitted attempt's questions, answers and feedback, as after Submit (JupyterLab keeps them too). */
+      const shown = last.shown || drawAttempt(this.bank, this.learner, `test-${last.attempt}`).shown;
+      const variants = last.variants || {};
+      if (!shown.every((id) => this.bank.byId[id] && variants[id] < this.bank.byId[id].variants.length)) return null;
+      const part = el("div", { class: "course-module-test-review" });
+      part.append(el("h4", {}, escapeHtml(`Review of attempt ${last.attempt}: your answers and the feedback`)));
+      shown.forEach((id, n) => {
+        const view = new QuestionView(this.bank.byId[id], variants[id], n + 1);
+        const response = ((last.items || {})[id] || {}).response;
+        let outcome = null;
+        try {
+          if (response !== null && response !== undefined) { view.setResponse(response); outcome = E.grade(view.item, view.variant, response); }
+        } catch (err) { outcome = null; }   // a stored answer is the learner's past, never a reason to fail
+        if (outcome === null) outcome = { correct: false, feedback: "Not answered.", explanation: view.variant.explanation, response: null };
+        view.disable();
+        view.feedback.innerHTML = feedbackHtml(outcome, { explain: true, key: view.variant.key });
+        view.box.append(view.feedback);
+        part.append(view.box);
+      });
+      return part;
     }
 
     render() {
@@ -444,7 +481,7 @@
       const score = Object.values(items).filter((v) => v.correct).length;
       const passed = E.passed(score, total, this.bank.pass_mark);
       const record = { time: now(), bank: this.bank.id, student: this.student, attempt: this.number,
-        seed: `site-${this.learner}-test-${this.number}`, source: "site", variants: { ...this.draw.variants },
+        seed: `site-${this.learner}-test-${this.number}`, source: "site", shown: this.draw.shown.slice(), variants: { ...this.draw.variants },
         score, total, pass_mark: this.bank.pass_mark, passed, items };
       const problem = update((data) => {
         const entry = data.module_tests[this.bank.module] || (data.module_tests[this.bank.module] = { attempts: [] });
