@@ -45,7 +45,8 @@ def declare(lab: Path, *data: str) -> None:
     spec.write_text(text.replace('    notebook="', f'    data={data!r},\n    notebook="', 1))
 
 
-def exchange_release(course: Path, lab: str, exchange: Path, *, env_extra: dict | None = None) -> subprocess.CompletedProcess:
+def exchange_release(course: Path, lab: str, exchange: Path, *, env_extra: dict | None = None,
+                     ok: bool = True) -> subprocess.CompletedProcess:
     """`nbgrader release_assignment LAB` in the course root, to a private exchange."""
     env = {k: v for k, v in os.environ.items() if k != "COURSE_ROOT"}
     env.update(PATH=str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""), **(env_extra or {}))
@@ -53,7 +54,7 @@ def exchange_release(course: Path, lab: str, exchange: Path, *, env_extra: dict 
     done = subprocess.run([sys.executable, "-m", "nbgrader", "release_assignment", lab, "--force",
                            f"--Exchange.root={exchange}"], cwd=course, env=env, capture_output=True, text=True,
                           timeout=300)
-    assert done.returncode == 0, done.stdout + done.stderr
+    assert (done.returncode == 0) == ok, done.stdout + done.stderr
     return done
 
 
@@ -111,6 +112,26 @@ def test_a_lab_of_the_checkout_with_its_spec_beside_the_solution_leaks_nothing(t
     assert (release / "lab1-roofline.checks.json").read_text() == (committed / "lab1-roofline.checks.json").read_text()
     exchange_release(course, "lab1-roofline", tmp_path / "exchange")
     assert files_under(outbound(tmp_path / "exchange", "lab1-roofline")) == files_under(release)
+
+
+@pytest.mark.slow
+def test_a_lab_released_before_it_is_generated_is_refused_at_release_time(tmp_path):
+    """Formgrader's Release (nbgrader release_assignment) of the committed labs/<lab>/ of a fresh course:
+    the gradebook does not know the lab, so students would submit work the grader refuses. Refused now,
+    with the fix, and nothing reaches the exchange; after `autograder generate` the same release works."""
+    course = tmp_path / "course"
+    shutil.copytree(ROOT / "solutions" / "lab1-roofline", course / "solutions" / "lab1-roofline")
+    shutil.copytree(ROOT / "labs" / "lab1-roofline", course / "labs" / "lab1-roofline")
+    shutil.copy(ROOT / "nbgrader_config.py", course)
+    exchange = tmp_path / "exchange"
+    refused = exchange_release(course, "lab1-roofline", exchange, ok=False)
+    said = refused.stdout + refused.stderr
+    assert "not releasing lab1-roofline" in said and "not in nbgrader's gradebook" in said, said
+    assert "run `autograder generate lab1-roofline` first" in said
+    assert not outbound(exchange, "lab1-roofline").exists() or not any(outbound(exchange, "lab1-roofline").iterdir())
+    run(course, "autograder.cli", "--root", str(course), "generate", "lab1-roofline")
+    exchange_release(course, "lab1-roofline", exchange)
+    assert files_under(outbound(exchange, "lab1-roofline")) == {"lab1-roofline.ipynb", "lab1-roofline.checks.json"}
 
 
 @pytest.mark.slow

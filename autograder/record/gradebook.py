@@ -18,11 +18,40 @@ from autograder.course import Course, ensure_alembic_on_path
 from autograder.spec import LabSpec
 
 
+def gradebook_problem(course: Course, spec: LabSpec, gb=None) -> str | None:
+    """Why `spec`'s lab cannot be graded into nbgrader's gradebook (None when it can).
+
+    `autograder generate` puts the lab and each task's grade cell there; nbgrader's own Generate does
+    too. A lab released without either would reach students and then be refused at grading time, so
+    the release (autograder/release/exchange.py) asks the same question first.
+    """
+    from nbgrader.api import Gradebook, MissingEntry
+
+    ensure_alembic_on_path()
+    own = gb is None
+    gb = gb or Gradebook(course.db_url, course.course_id)
+    try:
+        notebook = gb.find_notebook(Path(spec.notebook).stem, spec.lab_id)
+    except MissingEntry:
+        return (f"{course.gradebook}: lab {spec.lab_id!r} is not in nbgrader's gradebook; "
+                f"run `autograder generate {spec.lab_id}` first")
+    else:
+        cells = {cell.name for cell in notebook.grade_cells}
+        missing = [t.grade_id for t in spec.tasks if t.grade_id not in cells]
+        if missing:
+            return (f"{course.gradebook}: lab {spec.lab_id} has no grade cells {missing} "
+                    f"(spec and solution notebook disagree?); rerun `autograder generate {spec.lab_id}`")
+        return None
+    finally:
+        if own:
+            gb.close()
+
+
 class GradebookWriter:
     """One open nbgrader Gradebook for a whole batch (opening one per result costs a migration check)."""
 
     def __init__(self, course: Course, spec: LabSpec):
-        from nbgrader.api import Gradebook, MissingEntry
+        from nbgrader.api import Gradebook
 
         from autograder.collect.late import late_policy
         from autograder.record.store import Store
@@ -34,18 +63,10 @@ class GradebookWriter:
         self.late = late_policy(course)
         self.notebook_id = Path(spec.notebook).stem
         self.gb = Gradebook(course.db_url, course.course_id)
-        try:
-            notebook = self.gb.find_notebook(self.notebook_id, spec.lab_id)
-        except MissingEntry:
+        problem = gradebook_problem(course, spec, self.gb)
+        if problem:
             self.gb.close()
-            raise RuntimeError(f"{course.gradebook}: lab {spec.lab_id!r} is not in nbgrader's gradebook; "
-                               f"run `autograder generate {spec.lab_id}` first") from None
-        cells = {cell.name for cell in notebook.grade_cells}
-        missing = [t.grade_id for t in spec.tasks if t.grade_id not in cells]
-        if missing:
-            self.gb.close()
-            raise RuntimeError(f"{course.gradebook}: lab {spec.lab_id} has no grade cells {missing} "
-                               f"(spec and solution notebook disagree?); rerun `autograder generate {spec.lab_id}`")
+            raise RuntimeError(problem)
 
     def close(self) -> None:
         self.gb.close()

@@ -5,6 +5,10 @@ the whole of labs/<lab>/ to the exchange, filtered only by `CourseDirectory.igno
 nbgrader_config.py plugs this class in instead, so whatever sits in labs/<lab>/ (a file dropped there
 by hand, or by formgrader's Generate, which copies every file of solutions/<lab>/), only the files
 `autograder generate` would release reach students; every other one is named in the log.
+
+A lab the gradebook does not know (released from labs/ as committed, without `autograder generate` or
+nbgrader's Generate) is refused here, at release time, with the fix: students would otherwise fetch and
+submit work the grader then refuses.
 """
 from __future__ import annotations
 
@@ -19,13 +23,18 @@ from nbgrader.exchange.default import ExchangeReleaseAssignment
 class AllowlistReleaseAssignment(ExchangeReleaseAssignment):
     def do_copy(self, src, dest, log=None):
         from autograder.course import Course
+        from autograder.record.gradebook import gradebook_problem
         from autograder.release.generate import release_files
 
         lab = self.coursedir.assignment_id
         try:
-            allowed = release_files(Course.find(self.coursedir.root), lab)
+            course = Course.find(self.coursedir.root)
+            allowed = release_files(course, lab)
+            problem = gradebook_problem(course, course.spec(lab))
         except Exception as error:     # noqa: BLE001  (no spec, a bad data entry: release nothing)
             self.fail(f"not releasing {lab}: its release files cannot be determined ({error})")
+        if problem:
+            self.fail(f"not releasing {lab}: {problem}")
         source = Path(src)
         for folder, dirs, files in os.walk(source):
             for name in sorted(files + [d for d in dirs if os.path.islink(os.path.join(folder, d))]):
