@@ -122,11 +122,15 @@ def display_path(path: Path | str) -> str:
         return str(path)
 
 
+LOCAL_MODULE = "formulas"   # a private course's own functions: formulas.py beside its banks
+
+
 class _Reader:
     """Collects problems for one file while it is converted into Bank/Item objects."""
 
-    def __init__(self, file: str):
+    def __init__(self, file: str, folder: Path | None = None):
         self.file = file
+        self.folder = folder            # the bank's folder: where its own formulas.py lives
         self.problems: list[Problem] = []
 
     def problem(self, item: str, message: str) -> None:
@@ -155,8 +159,17 @@ class _Reader:
         if not isinstance(fn, str) or fn.count(":") != 1 or not all(fn.split(":")):
             self.problem(item, f"{what}: fn must look like 'coursekit.calc.memory:weight_bytes', got {fn!r}")
             return None
-        if not (fn.startswith("coursekit.") or fn.startswith("coursekit:")):
-            self.problem(item, f"{what}: fn {fn!r} is outside coursekit; banks may only call course code")
+        if fn.startswith(f"{LOCAL_MODULE}:"):
+            local = (self.folder or Path.cwd()) / f"{LOCAL_MODULE}.py"
+            if not local.is_file():
+                self.problem(item, f"{what}: fn {fn!r} needs {LOCAL_MODULE}.py beside the bank "
+                                   f"({display_path(local)}), and there is none")
+                return None
+            fn = f"{local.resolve()}:{fn.partition(':')[2]}"   # engine.resolve_function loads it by path
+        elif not (fn.startswith("coursekit.") or fn.startswith("coursekit:")):
+            self.problem(item, f"{what}: fn {fn!r} is outside coursekit; banks may only call course code "
+                               f"(coursekit, or a function of your own in {LOCAL_MODULE}.py beside the bank: "
+                               f"fn: \"{LOCAL_MODULE}:name\")")
             return None
         if not isinstance(spec.get("args", {}), dict):
             self.problem(item, f"{what}: args must be a mapping of keyword arguments, got {spec['args']!r}")
@@ -253,7 +266,7 @@ def _read_bank(r: _Reader, data: Any) -> Bank | None:
 def read_bank(path: Path | str) -> tuple[Bank | None, list[Problem]]:
     """Parse one bank file; never raises for content problems, returns them instead."""
     path = Path(path)
-    r = _Reader(display_path(path))
+    r = _Reader(display_path(path), path.resolve().parent)
     try:
         data = _load_yaml(path.read_text(encoding="utf-8"))
     except OSError as exc:

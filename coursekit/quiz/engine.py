@@ -25,11 +25,32 @@ class ItemError(Exception):
 
 # --- numbers from course code ---------------------------------------------------------------------
 
+def _load_local(path: str):
+    """A private course's formulas.py (bank.py turned `formulas:name` into its absolute path), loaded once
+    under a name of its own so two courses' files never shadow each other or a real module."""
+    import hashlib
+    import importlib.util
+    import sys
+
+    name = "coursekit_local_formulas_" + hashlib.sha256(path.encode()).hexdigest()[:16]
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:  # the author's file: name it and the error
+        raise ItemError(f"{path}: cannot load it ({type(exc).__name__}: {exc})") from None
+    sys.modules[name] = module
+    return module
+
+
 def resolve_function(spec: str) -> Callable:
-    """Import "package.module:function"; raise ItemError naming what is missing."""
+    """Import "package.module:function" (or a bank's own "/path/formulas.py:function"); raise ItemError
+    naming what is missing."""
     module_name, _, attr = spec.partition(":")
     try:
-        module = importlib.import_module(module_name)
+        module = _load_local(module_name) if module_name.endswith(".py") else importlib.import_module(module_name)
     except ImportError as exc:
         raise ItemError(f"cannot import module {module_name!r} for fn {spec!r}: {exc}") from None
     fn = getattr(module, attr, None)
