@@ -171,6 +171,52 @@ def test_no_news_prompt_and_long_code_lines_wrap(student_server, laptop_page):
                             has_text="news").count()
 
 
+SPLIT_NUMBERS = """
+() => {
+  const split = [], seen = [];
+  for (const pre of document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea-output pre')) {
+    const walker = document.createTreeWalker(pre, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const m of node.data.matchAll(/\\d+\\.\\d+/g)) {
+        const range = document.createRange();
+        range.setStart(node, m.index); range.setEnd(node, m.index + m[0].length);
+        const lines = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+        seen.push(m[0]);
+        if (lines.size > 1) split.push(m[0]);
+      }
+    }
+  }
+  return {seen: seen.length, split};
+}
+"""
+
+
+def test_printed_output_wraps_between_words_never_inside_a_number(clone, student_server, laptop_page):
+    """A check's red "Not yet: ... expected 0.428571, got 0.42" wrapped inside a number: JupyterLab breaks
+    printed output at any character. The course's stylesheet (coursekit/app/jupyterlab-custom/custom.css)
+    wraps it between words. Lines of every length put a number at every position of the line's end."""
+    base, root = clone
+    (root / SCRATCH).mkdir(exist_ok=True)
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+    nb.metadata["language_info"] = {"name": "python"}   # as the course's kernel reports: opening leaves it clean
+    nb.cells = [nbformat.v4.new_code_cell(
+        "for n in range(60, 200):\n    print('Not yet: ' + 'x' * n + ' expected 0.428571428571, got 0.42')")]
+    nbformat.write(nb, root / SCRATCH / "wrap.ipynb")
+    page = laptop_page
+    open_notebook(page, student_server, f"{SCRATCH}/wrap.ipynb")
+    wait_kernel_idle(page, student_server, f"{SCRATCH}/wrap.ipynb")
+    page.locator(".jp-NotebookPanel:visible .jp-CodeCell .jp-InputArea-editor").first.click()
+    page.keyboard.press("Shift+Enter")
+    page.wait_for_selector(".jp-NotebookPanel:visible .jp-OutputArea-output pre", timeout=60_000)
+    style = page.evaluate("() => getComputedStyle(document.querySelector("
+                          "'.jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea-output pre')).wordBreak")
+    assert style == "normal", style
+    found = wait_for(lambda: (lambda r: r if r["seen"] >= 280 else None)(page.evaluate(SPLIT_NUMBERS)), timeout=60,
+                     what="the 140 printed lines on the page")
+    assert not found["split"], f"{len(found['split'])} numbers split across lines"
+
+
 def test_instructor_mode_shows_the_instructor_tools(clone, laptop_page):
     base, root = clone
     with course_start(root, base / "instructor", "--instructor") as server:

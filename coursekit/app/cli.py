@@ -30,6 +30,7 @@ def start(args: argparse.Namespace) -> int:
         command.append("--no-browser")
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.append("--allow-root")  # JupyterLab refuses root otherwise (containers, CI)
+    from coursekit.app.lab_defaults import lab_default_args
     from coursekit.app.kernel import kernel_env
     from coursekit.app.modes import mode_env
     from coursekit.app.saving import pre_save_hook
@@ -51,11 +52,8 @@ def start(args: argparse.Namespace) -> int:
                "--MappingKernelManager.cull_connected=False"]
     given = {a.split("=")[0] for a in args.jupyter_args}   # an option given twice is refused: the learner's wins
     command += [c for c in culling if c.split("=")[0] not in given]
-    # the course's defaults for JupyterLab's own settings (a learner's changes still win): no news
-    # pop-up asking to reach the internet, long code lines wrapped instead of cut off at 1280 px
-    settings = Path(__file__).resolve().parent / "jupyterlab-settings"
-    if "--LabApp.app_settings_dir" not in given:
-        command.append(f"--LabApp.app_settings_dir={settings}")
+    # the course's JupyterLab defaults (no news pop-up, wrapped lines; coursekit/app/lab_defaults.py)
+    command += lab_default_args(given)
     command += jupyter_args() + args.jupyter_args  # terminals find `course` and `autograder`
     # saved quizzes reopen as "run this cell" instead of "model not found" (coursekit/app/saving.py)
     command.append(f"--ContentsManager.pre_save_hook={pre_save_hook.__module__}.{pre_save_hook.__name__}")

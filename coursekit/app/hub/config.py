@@ -12,6 +12,7 @@ from pathlib import Path
 
 from coursekit.paths import course_root
 from coursekit.app.hub.classroom import INSTRUCTOR_COURSE, Layout, cull_every
+from coursekit.app.lab_defaults import lab_default_args
 from coursekit.app.hub.proxy import ensure_proxy
 from coursekit.app.hub.roster import Roster, load_roster
 from coursekit.app.hub.tutor_service import hub_service, service_url
@@ -83,8 +84,8 @@ def configure(c, data: str | Path) -> None:
     c.JupyterHub.spawner_class = "jupyterhub.spawner.LocalProcessSpawner"
     c.Spawner.cmd = [str(Path(settings.python).parent / "jupyterhub-singleuser")]
     # the course's JupyterLab defaults, as `course start` gives them: no news pop-up asking to reach the
-    # internet on every server, long code lines wrapped (coursekit/app/jupyterlab-settings/overrides.json)
-    c.Spawner.args = [f"--LabApp.app_settings_dir={Path(__file__).resolve().parent.parent / 'jupyterlab-settings'}"]
+    # internet on every server, long lines and printed output wrapped (coursekit/app/lab_defaults.py)
+    c.Spawner.args = lab_default_args()
     c.Spawner.default_url = "/lab"
     c.Spawner.start_timeout = 180       # 2 shared cores and 20+ servers starting at once
     c.Spawner.http_timeout = 180
