@@ -102,6 +102,10 @@ npm_ci() {  # $1 = folder with package.json and package-lock.json, $2 = what it 
   (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) || die "npm ci in $1 failed"
   echo "$want" >"$dir/node_modules/.course-lock"
 }
+# Class accounts cannot write __pycache__ into this root-owned environment: compile it once per install
+# (coursekit/app/precompile.py), not at every hub start.
+compile_env() { "$venv/bin/python" -m coursekit.app.precompile; }
+
 install_axe() { npm_ci tests/a11y "axe-core (the accessibility tests)"; }
 install_site_js() { npm_ci coursekit/app/site "MathJax, RequireJS and the widgets' HTML manager (the website)"; }
 
@@ -112,10 +116,10 @@ case "$cmd" in
     make_venv; pip_install ""
     exec "$venv/bin/course" start "$@" ;;
   test)
-    make_venv; pip_install "[test,hub,site]"; install_browser; install_axe; install_site_js
+    make_venv; pip_install "[test,hub,site]"; compile_env; install_browser; install_axe; install_site_js
     exec "$venv/bin/python" -m pytest "$@" ;;
   hub)
-    make_venv; pip_install "[hub]"
+    make_venv; pip_install "[hub]"; compile_env
     exec "$venv/bin/course" hub "$@" ;;
   site)
     make_venv; pip_install "[site]"; install_site_js

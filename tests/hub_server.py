@@ -55,7 +55,10 @@ class RunningHub:
     cleaned: bool = False
 
     # -- lifecycle -----------------------------------------------------------------------------
-    def start(self, timeout: float = 120) -> None:
+    def start(self, timeout: float = 300) -> None:
+        """Start `course hub` and wait until its API answers. The environment is byte-compiled at set-up
+        (coursekit/app/precompile.py), so this is accounts and the proxy: under a minute alone, several
+        on a 2-core machine at load 8-10, which this budget allows."""
         self.log = self.data.parent / "hub.log"
         with open(self.log, "a") as handle:
             self.process = subprocess.Popen(self.command, env=self.env, stdout=handle, stderr=subprocess.STDOUT,

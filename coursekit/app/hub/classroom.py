@@ -24,7 +24,6 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import subprocess
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -96,15 +95,6 @@ def _copy_secret(secret: Path, target: Path, account) -> None:
         with os.fdopen(fd, "w") as handle:
             handle.write(secret.read_text())
         os.chown(target, account.pw_uid, account.pw_gid)
-
-
-def precompile() -> None:
-    """Byte-compile the environment once as root: class accounts cannot write __pycache__ into it, so
-    otherwise every server start would recompile JupyterLab's ~14k modules (the set-up skips it)."""
-    import sysconfig
-
-    folders = [sysconfig.get_paths()["purelib"], str(course_root() / "coursekit"), str(course_root() / "autograder")]
-    subprocess.run([sys.executable, "-m", "compileall", "-q", "-j", "0", *folders], capture_output=True)
 
 
 # Server extensions a student's server does without (benchmarks/bench_server_memory.py measures the

@@ -14,7 +14,8 @@ DEFAULT_DATA = "/srv/llm-course-hub"
 
 def hub(args: argparse.Namespace) -> int:
     from coursekit.app.hub.accounts import AccountError
-    from coursekit.app.hub.classroom import Layout, Settings, precompile, prepare
+    from coursekit.app.hub.classroom import Layout, Settings, prepare
+    from coursekit.app.precompile import precompile
     from coursekit.app.hub.proxy import ensure_proxy
     from coursekit.app.hub.roster import Roster, RosterError, load_roster
 
@@ -44,10 +45,8 @@ def hub(args: argparse.Namespace) -> int:
                             ip=args.ip, port=args.port, hub_port=args.hub_port, proxy_api_port=args.proxy_api_port,
                             python=sys.executable, cull_timeout=args.cull_timeout)
         ensure_proxy()
-        # silent for minutes otherwise: compileall of ~14k modules the first time, seconds afterwards
-        print("course hub: byte-compiling the environment for the class accounts (they cannot write "
-              "__pycache__ there; a few minutes the first time, seconds after) ...", flush=True)
-        precompile()
+        # done at set-up (./course.sh hub); here only after a new install, said when it is (minutes)
+        precompile(announce=True)
         opened = prepare(layout, roster, settings)
     except (RosterError, AccountError, RuntimeError, ValueError) as error:
         print(f"course hub: {error}", file=sys.stderr)
