@@ -116,7 +116,7 @@ class Course:
     def spec(self, lab_id: str) -> LabSpec:
         """The lab's spec: solutions/<lab>/spec.py under this root, else in this checkout; a quiz's
         record stands in for the spec of a graded quiz (the same fields)."""
-        from autograder.quiz.assignment import is_quiz, quiz_spec
+        from autograder.quiz_spec import is_quiz, quiz_spec
         from autograder.spec import load_spec
 
         return quiz_spec(self, lab_id) if is_quiz(self, lab_id) else load_spec(lab_id, self.root)

@@ -28,7 +28,7 @@ def build_course(folder: Path, students: int) -> Path:
     import nbformat
 
     from autograder.course import Course
-    from autograder.batch.loop import submission_hash
+    from autograder.submitted import submission_hash
     from autograder.record.gradebook import GradebookWriter
     from autograder.record.store import Row, Store
     from pipeline_course import LAB, NB, generate_course

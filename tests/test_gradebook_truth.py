@@ -35,7 +35,7 @@ def canvas_zip(course, path, entries: dict[str, tuple[str, dict | None, tuple]])
 def test_names_failures_lateness_and_export_reach_nbgrader(quiz_template, tmp_path):
     course = copy_course(quiz_template, tmp_path)
     with open(course / "nbgrader_config.py", "a") as config:      # the course's late policy, nbgrader's way
-        config.write('c.AssignLatePenalties.plugin_class = "autograder.collect.late.PerDayPenalty"\n'
+        config.write('c.AssignLatePenalties.plugin_class = "autograder.record.late.PerDayPenalty"\n'
                      "c.PerDayPenalty.fraction_per_day = 0.25\n")
     due = "2026-11-20 12:00:00 UTC"
     run(course, "db", "assignment", "add", QUIZ, f"--duedate={due}", module="nbgrader")

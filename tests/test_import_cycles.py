@@ -1,9 +1,13 @@
 """No two modules of `autograder` or `coursekit` import each other, directly or round a longer circle
 (issue #27): a maintainer can read each package bottom-up. Imports inside functions count (they run
-too); imports under `if TYPE_CHECKING:` do not (they never run). Read from the source, not by importing."""
+too); imports under `if TYPE_CHECKING:` do not (they never run). Read from the source, not by importing.
+
+Folded to the grader's stages (issue 41), imports go down the floors docs/DESIGN.md draws, never up
+and never sideways: the stage folders are floors, not labels."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -91,3 +95,52 @@ def test_no_import_circles():
 def test_the_checker_finds_a_circle():
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def floors() -> list[list[str]]:
+    """The floors of autograder's stages, top to bottom, as docs/DESIGN.md draws them."""
+    text = (ROOT / "docs" / "DESIGN.md").read_text(encoding="utf-8")
+    block = re.search(r"<!-- floors: top to bottom -->\s*```\n(.*?)```", text, re.S)
+    assert block, "docs/DESIGN.md has no floors block"
+    return [line.split() for line in block.group(1).splitlines() if line.strip()]
+
+
+def stage(module: str) -> str:
+    """autograder.judge.engine -> judge; autograder.course -> course."""
+    return module.split(".")[1]
+
+
+def upward_or_sideways(known: dict[str, Path], order: list[list[str]]) -> list[str]:
+    level = {name: n for n, floor in enumerate(order) for name in floor}
+    wrong = []
+    for name, path in known.items():
+        if not name.startswith("autograder."):
+            continue
+        for target in imports(name, path, known):
+            if not target.startswith("autograder.") or stage(target) == stage(name):
+                continue
+            if level[stage(target)] <= level[stage(name)]:
+                wrong.append(f"{name} -> {target} ({stage(name)} is on floor {level[stage(name)]}, "
+                             f"{stage(target)} on floor {level[stage(target)]})")
+    return wrong
+
+
+def test_the_grader_stages_stand_on_the_floors_design_draws():
+    known = modules()
+    order = floors()
+    drawn = {name for floor in order for name in floor}
+    stages = {stage(name) for name in known if name.startswith("autograder.")}
+    assert stages == drawn, f"stages not drawn: {sorted(stages - drawn)}; drawn, not stages: {sorted(drawn - stages)}"
+    assert not upward_or_sideways(known, order), "\n".join(upward_or_sideways(known, order))
+
+
+def test_the_floor_rule_catches_an_upward_and_a_sideways_import(tmp_path):
+    record = tmp_path / "autograder" / "record"
+    record.mkdir(parents=True)
+    (record / "status.py").write_text("from autograder.batch.loop import run_batch\n")
+    (tmp_path / "autograder" / "quiz.py").write_text("import autograder.lms\n")
+    known = {"autograder.record.status": record / "status.py", "autograder.batch.loop": record / "status.py",
+             "autograder.quiz": tmp_path / "autograder" / "quiz.py", "autograder.lms": tmp_path / "autograder" / "quiz.py"}
+    found = upward_or_sideways(known, [["quiz", "lms"], ["batch"], ["record"]])
+    assert any(line.startswith("autograder.record.status -> autograder.batch.loop") for line in found), found
+    assert any(line.startswith("autograder.quiz -> autograder.lms") for line in found), found

@@ -1,4 +1,4 @@
-"""The grading child's stand-ins for the course's reference code (autograder/judge/standins.py): what they
+"""The grading child's stand-ins for the course's reference code (autograder/sandbox/standins.py): what they
 replace and keep, and the in-memory replacement of functions imported before the fork."""
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.judge import standins
+from autograder.sandbox import standins
 from autograder.spec import load_spec
 
 MODULE = '''

@@ -63,6 +63,10 @@ def test_pipes_devices_and_folders_in_submitted_are_refused_and_every_command_fi
         assert rows[student][:2] == ("graded", 6.0), (student, rows[student])
     for student, words in REASONS.items():
         assert rows[student][:2] == ("failed", 0.0) and words in rows[student][2], (student, rows[student])
+    # a lab flags a submission time that rests on the file's date, as a quiz does (one reading of it)
+    flags = {r["student_id"]: r["flags"] for r in csv.DictReader(io.StringIO(cli(course, "export", timeout=120).stdout))}
+    assert "timestamp.txt unreadable" in flags["ben"] and "timestamp.txt unreadable" in flags["cai"], flags
+    assert "timestamp.txt unreadable" not in flags["ada"], flags
     # the autograded copy of ben and cai carries no timestamp read from a pipe or /dev/zero
     for student in ("ben", "cai"):
         assert not (course / "autograded" / student / LAB / "timestamp.txt").exists()

@@ -35,6 +35,7 @@ from coursekit.checks.visible import checks_name
 from coursekit.nbcells import is_answer_cell, is_test_cell, nbgrader_meta
 
 from autograder.course import Course
+from autograder.sandbox.protocol import GRADING_ENVIRONMENT
 from autograder.spec import LabSpec, Task
 
 SOLUTION_REGION = re.compile(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", re.S)
@@ -103,7 +104,7 @@ def _spec_says(message: str) -> str:
 def setup_uses_problems(spec: LabSpec) -> list[str]:
     """What is wrong with the lab's `setup_uses`: a name no rule forbids (it is real in the child anyway)
     or one that names no function or class of the course's code."""
-    from autograder.judge import standins
+    from autograder.sandbox import standins
 
     problems = []
     files = standins.plan(spec.forbids)
@@ -337,10 +338,8 @@ def validate(course: Course, lab: str, *, seeds: int = 20, log: Callable[[str], 
     report.numbers["spec"] = time.perf_counter() - timer
     solution_path = spec.solution_path()
     solution = nbformat.read(solution_path, as_version=4)
-    env = {"COURSE_ROOT": str(course.root), "COURSE_QUICK": "1", "COURSE_GRADING": "1", "COURSE_DEVICE": "cpu",
-           "COURSE_GRADING_SECRET": "validate-nbgrader", "MPLBACKEND": "Agg",
-           # one thread per kernel, as grading and `course check` run
-           "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    env = {**GRADING_ENVIRONMENT, "COURSE_ROOT": str(course.root), "COURSE_DEVICE": "cpu",
+           "COURSE_GRADING_SECRET": "validate-nbgrader"}
     with tempfile.TemporaryDirectory(prefix="autograder-validate-") as tmp:
         work = Path(tmp)
         timer = time.perf_counter()

@@ -33,7 +33,7 @@ from dataclasses import astuple, replace
 from importlib import metadata
 from pathlib import Path
 
-from autograder.collect import submitted
+from autograder import submitted
 from autograder.judge.engine import GraderError, GradingPool, Limits, SubmissionResult
 from autograder.sandbox.policy import default_hidden
 from autograder.sandbox.scratch import private_folder

@@ -23,18 +23,12 @@ from concurrent.futures import Future, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.collect import submitted
+from autograder import submitted
 from autograder.course import Course, Submission
 from autograder.record import autograded
 from autograder.record.gradebook import GradebookWriter
 from autograder.record.store import Row, Store
 from autograder.spec import REPO_ROOT, LabSpec
-
-
-def submission_hash(course: Course, sub: Submission) -> str:
-    """The results key of the submission as it is now (submitted.digest: never blocks, never follows a
-    link; a refused or missing notebook gets a stable marker instead of a hash)."""
-    return submitted.digest(sub.notebook, course.submitted)
 
 
 def context_digest(secret: bytes, paths) -> str:
@@ -155,7 +149,7 @@ def run_batch(course: Course, spec, context: str, grader, *, student: str | None
     with Store(course.results_db) as store, GradebookWriter(course, spec) as gradebook:
         todo = []
         for sub in course.submissions(assignment, student):
-            digest = submission_hash(course, sub)
+            digest = submitted.submission_hash(course, sub)
             row = store.get(assignment, sub.student_id, digest)
             if row is None or row.context != context or regrade or (retry_failed and row.status == "failed"):
                 todo.append((sub, digest))
@@ -180,6 +174,7 @@ def run_batch(course: Course, spec, context: str, grader, *, student: str | None
                     bar.update(f"{sub.student_id}: grader error")
                     continue
                 result = result.to_json() if hasattr(result, "to_json") else result
+                result = _with_time_flag(course, sub, result)
                 # before the commit point: a row never exists without its grader's name
                 store.set_grader(assignment, sub.student_id, digest, getattr(future, "graded_by", None) or "local")
                 _finish(course, spec, store, gradebook, report, sub, digest, context, result)
@@ -200,7 +195,7 @@ def _publish(course: Course, spec: LabSpec, gradebook: GradebookWriter, report: 
             autograded.write(course, spec.lab_id, spec.notebook, sub.notebook, result, stamp)
             # feedback made from the old notebook is wrong now; `autograder feedback` makes it again
             shutil.rmtree(course.feedback / sub.student_id / spec.lab_id, ignore_errors=True)
-        submitted_at = _mtime(course, sub.notebook)
+        submitted_at, _ = submitted.submission_time(sub.notebook, course.submitted)
         if not gradebook.matches(result, submitted_at):
             gradebook.record(result, submitted_at)
     except Exception as error:                  # noqa: BLE001 - one submission never stops the batch
@@ -218,21 +213,13 @@ def _finish(course, spec, store: Store, gradebook: GradebookWriter, report: Batc
     report.graded.append(row)
 
 
-def _mtime(course: Course, path: Path) -> float | None:
-    """The submission time: its timestamp.txt (read only if it is a small regular file), else the
-    notebook's own date (without following a link)."""
-    text = submitted.read_text(path.parent / "timestamp.txt", course.submitted)
-    if text is not None:
-        try:
-            from dateutil.parser import parse
-
-            return parse(text.strip()).timestamp()
-        except Exception:               # noqa: BLE001 - an unparsable date falls back to the file's
-            pass
-    try:
-        return path.lstat().st_mtime
-    except OSError:
-        return None
+def _with_time_flag(course: Course, sub: Submission, result: dict) -> dict:
+    """Every kind's result carries the flag of a submission time that rests on a guess (the gradebook's
+    late penalty reads the same time, submitted.submission_time)."""
+    _, flag = submitted.submission_time(sub.notebook, course.submitted)
+    if flag and flag not in result.get("flags", []):
+        result = {**result, "flags": [*result.get("flags", []), flag]}
+    return result
 
 
 def summary_table(report: BatchReport, rows: list[Row]) -> str:

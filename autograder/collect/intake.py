@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Callable
 
-from autograder.collect import submitted
+from autograder import submitted
 from autograder.course import SAFE_ID, Course
 
 CANVAS = re.compile(r"^(?P<key>[A-Za-z0-9_]+?)(?P<late>_late|_LATE)?_(?P<uid>\d+)_(?P<sub>\d+)_(?P<file>.+)$")

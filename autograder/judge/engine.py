@@ -27,9 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from autograder.judge.budget import Budget, OverBudget
-from autograder.judge import standins
+from autograder.sandbox import standins
 from autograder.judge.flags import scan_source
-from autograder.sandbox.protocol import (MALFORMED, OUT_OF_MEMORY, RESULT_BYTES, RESULT_TOO_LARGE, read_report,
+from autograder.sandbox.protocol import (GRADING_ENVIRONMENT, MALFORMED, OUT_OF_MEMORY, RESULT_BYTES, RESULT_TOO_LARGE, read_report,
                                          streamed_flags)
 from autograder.judge.hidden import hidden_cases
 from autograder.judge.reference import reference_output
@@ -38,7 +38,7 @@ from autograder.sandbox.child import unavailable
 from autograder.sandbox.confine import kill_uid
 from autograder.sandbox.policy import Limits, allowed_paths, default_hidden, needed_paths
 from autograder.spec import REPO_ROOT, Case, LabSpec, Task
-from autograder.collect.submitted import MAX_NOTEBOOK_BYTES   # one limit for every reader of submitted/
+from autograder.submitted import MAX_NOTEBOOK_BYTES   # one limit for every reader of submitted/
 from autograder.judge.thin import locked_cells, thin
 from coursekit.nbcells import as_autograded, is_test_cell, nbgrader_meta
 from coursekit.paths import course_root
@@ -369,12 +369,10 @@ def _failure_reason(reply: dict, limits: Limits) -> str | None:
 
 class _WorkerProcess:
     def __init__(self, spawner: concurrent.futures.Executor, home: Path) -> None:
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONHASHSEED": "0", "COURSE_QUICK": "1",
-               "COURSE_GRADING": "1", "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "LANG": "C.UTF-8",
-               # CPU only, from the worker on: CUDA initialised before fork is unusable in the child,
-               # and its address-space reservations exceed RLIMIT_AS.
-               "CUDA_VISIBLE_DEVICES": "",
-               # HOME in the pool's own folder: IPython's and matplotlib's caches go when the pool closes
+        # the grading environment (CPU only from the worker on: CUDA initialised before fork is unusable
+        # in the child, and its address-space reservations exceed RLIMIT_AS); HOME in the pool's own
+        # folder: IPython's and matplotlib's caches go when the pool closes
+        env = {**GRADING_ENVIRONMENT, "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONHASHSEED": "0",
                "PYTHONPATH": str(REPO_ROOT), "HOME": str(home)}
         self.log = tempfile.TemporaryFile()
         # The worker dies with the thread that starts it (PR_SET_PDEATHSIG), so the pool's long-lived

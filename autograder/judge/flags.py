@@ -10,10 +10,11 @@ from __future__ import annotations
 import ast
 import re
 
+from autograder.sandbox.protocol import GRADING_ENV
+
 TESTING_ROOTS = {"unittest", "testing", "TestCase", "pytest", "autograder", "builtins", "__builtins__",
                  "check", "checks", "hidden", "run_visible", "check_task", "math", "json"}
 ASSERT_NAMES = re.compile(r"^(assert\w*|isclose|allclose|array_equal|equal|approx|encode|compare|dumps)$")
-GRADING_ENV = re.compile(r"NBGRADER|GRAD|COURSE|SECRET|AUTOGRADER|JUPYTER|PYTEST|CI$", re.I)
 HIDDEN_WORDS = re.compile(r"solutions|instructor-secret|gradebook|submitted|autograded|/proc/self/environ"
                           r"|/proc/\d+|\.\./|(?:^|/)\.git(?:/|$)", re.I)
 EXIT_CALLS = {"sys.exit", "os._exit", "exit", "quit", "os.abort", "os.kill", "os.killpg",

@@ -18,7 +18,8 @@ from autograder.record.report import discrimination
 from autograder.record.status import current
 from autograder.record.store import Store
 from autograder.quiz.answers import AnswersError, read_answers
-from autograder.quiz.assignment import quiz_spec, student_questions
+from autograder.quiz.assignment import student_questions
+from autograder.quiz_spec import quiz_spec
 from autograder.quiz.scoring import choice_label, score_answer
 
 

@@ -45,8 +45,8 @@ class Answers(dict):
 def read_answers(path: Path, base: Path | None = None) -> dict:
     """{slot: value} from the answers cell of the notebook at `path` (only JSON parsing, no nbformat
     validation, so a notebook with hostile metadata is still read; cells are all that matter). Only a
-    regular file reached from `base` (submitted/) through no link is read (autograder/collect/submitted.py)."""
-    from autograder.collect import submitted
+    regular file reached from `base` (submitted/) through no link is read (autograder/submitted.py)."""
+    from autograder import submitted
 
     try:
         raw = submitted.read(path, Path(base) if base is not None else Path(path).parent, MAX_FILE_BYTES)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,55 +20,12 @@ from coursekit.quiz.engine import Question, build_quiz, derive_seed
 from coursekit.quiz.items import item_type
 from coursekit.quiz.selftest import bank_problems
 
-if TYPE_CHECKING:   # only a type here: course.py dispatches to this module, never the other way round
+from autograder.quiz_spec import QUIZ_FILE, grade_id, quiz_spec
+
+if TYPE_CHECKING:
     from autograder.course import Course
 
-QUIZ_FILE = "quiz.json"
 META = "course_quiz"                    # notebook and cell metadata key (student side reads it too)
-
-
-@dataclass(frozen=True)
-class QuizTask:
-    grade_id: str
-    points: float = 1.0
-
-
-@dataclass(frozen=True)
-class QuizSpec:
-    """What the pipeline needs of an assignment (the same fields a LabSpec has), for a quiz."""
-    lab_id: str
-    notebook: str
-    bank: str
-    banks: Path
-    tasks: tuple[QuizTask, ...]
-    origin: Path
-
-    @property
-    def total_points(self) -> float:
-        return float(sum(t.points for t in self.tasks))
-
-    def solution_path(self) -> Path:
-        return self.origin.parent / self.notebook
-
-
-def grade_id(slot: int) -> str:
-    return f"q{slot:02d}"
-
-
-def is_quiz(course: Course, assignment: str) -> bool:
-    return (course.solutions / assignment / QUIZ_FILE).is_file()
-
-
-def quiz_spec(course: Course, assignment: str) -> QuizSpec:
-    origin = course.solutions / assignment / QUIZ_FILE
-    try:
-        record = json.loads(origin.read_text(encoding="utf-8"))
-        bank, banks, show = record["bank"], Path(record["banks"]), int(record["questions"])
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        raise ValueError(f"{origin}: not a quiz record written by `autograder quiz release` ({error})") from None
-    banks = banks if banks.is_absolute() else course.root / banks
-    tasks = tuple(QuizTask(grade_id(n)) for n in range(1, show + 1))
-    return QuizSpec(assignment, f"{assignment}.ipynb", bank, banks, tasks, origin)
 
 
 def load_bank(bank_id: str, banks: Path | str) -> tuple[Bank, dict[str, Bank]]:

@@ -8,17 +8,16 @@ store, the autograded notebook and nbgrader's gradebook are written alike, so `s
 """
 from __future__ import annotations
 
-import os
 from concurrent.futures import Future
 
 from coursekit.quiz.bank import bank_files
 
 from autograder.course import Course, Submission
 from autograder.judge.engine import SubmissionResult, TaskResult
-from autograder.collect import submitted
 from autograder.batch.loop import BatchReport, context_digest, failed_result, run_batch
 from autograder.quiz.answers import AnswersError, read_answers
-from autograder.quiz.assignment import QuizSpec, quiz_spec, student_questions
+from autograder.quiz.assignment import student_questions
+from autograder.quiz_spec import QuizSpec, quiz_spec
 from autograder.quiz.scoring import score_answer
 
 
@@ -48,28 +47,9 @@ def score_submission(course: Course, spec: QuizSpec, sub: Submission, secret: by
     extra = sorted(k for k in answers if not 1 <= k <= len(spec.tasks))
     flags = [f"answers for questions that do not exist: {extra[:5]}"] if extra else []
     flags += [f"answers cell: {problem}" for problem in answers.stray[:5]]
-    flags += clock_flags(course, sub)
     score = sum(t.points for t in tasks)
     return SubmissionResult(sub.student_id, spec.lab_id, "graded", None, tasks, flags, score,
                             spec.total_points).to_json()
-
-
-def clock_flags(course: Course, sub: Submission) -> list[str]:
-    """A timestamp.txt that does not parse (or is not a small regular file) is flagged: lateness then
-    rests on the file's date."""
-    stamp = sub.notebook.parent / "timestamp.txt"
-    if not os.path.lexists(stamp):
-        return []
-    text = submitted.read_text(stamp, course.submitted)
-    try:
-        from dateutil.parser import parse
-
-        if text is None:
-            raise ValueError("not a small regular file")
-        parse(text[:100].strip())
-    except (ValueError, OverflowError):
-        return ["timestamp.txt unreadable: the submission time is the file's date (check lateness by hand)"]
-    return []
 
 
 class QuizGrader:

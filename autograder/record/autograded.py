@@ -20,7 +20,7 @@ from nbformat.v4 import new_markdown_cell, new_output
 
 from coursekit.nbcells import nbgrader_meta
 
-from autograder.collect import submitted as submitted_files
+from autograder import submitted as submitted_files
 from autograder.course import Course
 
 
@@ -70,7 +70,7 @@ def _status_cell(result: dict):
 
 def _readable(course: Course, path: Path):
     """The submission as nbformat reads it, or None when it cannot be shown safely: a link or anything
-    but a regular file (never read, autograder/collect/submitted.py), bytes that do not parse, or text no file
+    but a regular file (never read, autograder/submitted.py), bytes that do not parse, or text no file
     can store (a lone surrogate)."""
     try:
         raw = submitted_files.read(path, course.submitted)

@@ -53,7 +53,7 @@ class GradebookWriter:
     def __init__(self, course: Course, spec: LabSpec):
         from nbgrader.api import Gradebook
 
-        from autograder.collect.late import late_policy
+        from autograder.record.late import late_policy
         from autograder.record.store import Store
 
         ensure_alembic_on_path()

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from autograder.course import Course
-from autograder.batch.loop import submission_hash
+from autograder.submitted import submission_hash
 from autograder.record.store import Row, Store
 from autograder.record.tables import table
 

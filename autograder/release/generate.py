@@ -22,7 +22,7 @@ from coursekit.app.nbtools import strip_notebook
 
 from autograder.release.visible_cases import write_checks
 from autograder.course import Course
-from autograder.quiz.assignment import QUIZ_FILE, is_quiz
+from autograder.quiz_spec import QUIZ_FILE, is_quiz
 
 NEVER_RELEASED = {"spec.py", QUIZ_FILE, "instructor-secret", "gradebook.db", "nbgrader_config.py"}
 

@@ -55,7 +55,7 @@ class Confinement:
     keep: tuple[str, ...] = ()               # folders that stay visible even inside a hidden one
     allow: tuple[str, ...] = ()              # the only host trees the child sees (read-only); () = hide list
     scratch_mb: int = 256                    # total the child may write: /tmp, /var/tmp and /dev/shm together
-    # (host path of a course file, its grading stand-in) bound over it read-only (autograder/judge/standins.py)
+    # (host path of a course file, its grading stand-in) bound over it read-only (autograder/sandbox/standins.py)
     overlay: tuple[tuple[str, str], ...] = ()
 
 

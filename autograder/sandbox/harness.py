@@ -14,9 +14,8 @@ import signal
 import sys
 from typing import Any
 
-from autograder.judge.flags import GRADING_ENV
 from coursekit.checks.reach import call_watched
-from autograder.sandbox.protocol import FLAGS_END, RESULT_TOO_LARGE
+from autograder.sandbox.protocol import FLAGS_END, GRADING_ENV, RESULT_TOO_LARGE
 from autograder.spec import Case, LabSpec
 
 ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")

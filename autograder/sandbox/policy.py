@@ -12,6 +12,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograder.sandbox.protocol import GRADING_ENVIRONMENT
+
 WORKDIR = "/tmp/work"               # inside the child's private /tmp
 # What every child sees besides its interpreter and the course's student-side code: system programs,
 # libraries and configuration (public anyway), and the CPU list that numpy and torch read.
@@ -38,12 +40,8 @@ class Limits:
 
 def child_environment(workdir: str = WORKDIR) -> dict[str, str]:
     """The whole environment student code sees: nothing of the grader's, no secret."""
-    return {
-        "PATH": "/usr/local/bin:/usr/bin:/bin",
-        "HOME": workdir, "TMPDIR": workdir, "MPLCONFIGDIR": os.path.join(workdir, ".matplotlib"),
-        "LANG": "C.UTF-8", "MPLBACKEND": "Agg", "COURSE_QUICK": "1", "COURSE_GRADING": "1",
-        "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "CUDA_VISIBLE_DEVICES": "",
-    }
+    return {**GRADING_ENVIRONMENT, "PATH": "/usr/local/bin:/usr/bin:/bin",
+            "HOME": workdir, "TMPDIR": workdir, "MPLCONFIGDIR": os.path.join(workdir, ".matplotlib")}
 
 
 def allowed_paths() -> tuple[str, ...]:

@@ -30,6 +30,14 @@ FLAGS_END = "end of flags"    # the harness's last line on the flag pipe: anythi
 FLAG_LINE = re.compile(r"^(tamper|exit|signals|fork|memory|env|files|network|introspection|sandbox|reference): ")
 MALFORMED = object()          # a report that exists but does not parse as a JSON object
 
+# The grading environment, one definition for every process that runs a lab's code for grading or
+# validation (the warm worker, the child it forks, `autograder validate`'s solution run): quick mode, the
+# grading marker, a headless plotting backend, one thread per process (as `course check` runs), CPU only.
+GRADING_ENVIRONMENT = {"COURSE_QUICK": "1", "COURSE_GRADING": "1", "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1",
+                       "MKL_NUM_THREADS": "1", "LANG": "C.UTF-8", "CUDA_VISIBLE_DEVICES": ""}
+# Variable names a submission has no business reading (flags.py statically, harness.py at run time).
+GRADING_ENV = re.compile(r"NBGRADER|GRAD|COURSE|SECRET|AUTOGRADER|JUPYTER|PYTEST|CI$", re.I)
+
 
 def streamed_flags(reply: dict) -> tuple[set[str], bool]:
     """The flags the child streamed while it ran, and whether the harness reached its end line."""

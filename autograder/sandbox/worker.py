@@ -64,7 +64,7 @@ def _child(request: dict, spec, shell, out_w: int, flag_w: int, status_w: int, u
         os.dup2(flag_w, FLAG_FD)
         os.dup2(status_w, STATUS_FD)               # closed before student code runs (child.enter)
         os.closerange(STATUS_FD + 1, 4096)         # the control pipes to the engine stay out of reach
-        from autograder.judge import standins
+        from autograder.sandbox import standins
         from autograder.sandbox import child, confine, harness, policy
 
         settings = {k: tuple(map(tuple, v)) if k in ("hide", "overlay") else tuple(v)

@@ -1,5 +1,5 @@
 """What the similarity report compares: each student's own code cells, read only through
-collect/submitted.py's safe reader; the course's reference code (the solution notebook's answer cells
+submitted.py's safe reader; the course's reference code (the solution notebook's answer cells
 and the coursekit functions a task forbids); and the boilerplate left out of every match (the released
 starter notebook and the rest of the course library the lab imports).
 
@@ -18,7 +18,7 @@ from pathlib import Path
 
 from coursekit.nbcells import is_answer_cell, nbgrader_meta
 
-from autograder.collect import submitted
+from autograder import submitted
 from autograder.course import Course
 from autograder.similarity.fingerprint import Token, tokens
 from autograder.spec import LabSpec

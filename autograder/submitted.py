@@ -114,3 +114,35 @@ def digest(path: Path, base: Path, limit: int = MAX_NOTEBOOK_BYTES) -> str:
             sha.update(chunk)
             left -= len(chunk)
         return sha.hexdigest() if left > 0 else f"oversize:{info.st_size}:{info.st_mtime_ns}:{info.st_ino}"
+
+
+def submission_hash(course, sub) -> str:
+    """The results key of a course's submission (`Course`, `Submission`) as it is now (`digest`: never
+    blocks, never follows a link; a refused or missing notebook gets a stable marker instead of a hash)."""
+    return digest(sub.notebook, course.submitted)
+
+
+UNREADABLE_TIMESTAMP = "timestamp.txt unreadable: the submission time is the file's date (check lateness by hand)"
+
+
+def submission_time(notebook: Path, base: Path) -> tuple[float | None, str | None]:
+    """When the notebook was submitted, and a flag when that rests on a guess; read once, alike for labs
+    and quizzes. The time is its timestamp.txt (nbgrader's, read only if a small regular file), else the
+    notebook's own date (without following a link). A timestamp.txt that is there but does not parse gives
+    the flag, since late penalties then rest on the file's date."""
+    stamp = notebook.parent / "timestamp.txt"
+    flag = None
+    if os.path.lexists(stamp):
+        text = read_text(stamp, base)
+        try:
+            from dateutil.parser import parse
+
+            if text is None:
+                raise ValueError("not a small regular file")
+            return parse(text[:100].strip()).timestamp(), None
+        except (ValueError, OverflowError):
+            flag = UNREADABLE_TIMESTAMP
+    try:
+        return notebook.lstat().st_mtime, flag
+    except OSError:
+        return None, flag
