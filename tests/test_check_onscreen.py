@@ -110,7 +110,9 @@ def test_check_here_says_a_defined_function_has_not_run(tmp_path):
 def test_every_lab_ends_with_a_check_cell_that_records_progress():
     from conftest import ROOT
 
-    for lab in sorted((ROOT / "labs").glob("*/*.ipynb")):
+    labs = sorted((ROOT / "labs").glob("*/*.ipynb"))
+    assert len(labs) >= 5, labs                     # a moved folder must not make this pass on nothing
+    for lab in labs:
         code = [c for c in nbformat.read(lab, as_version=4).cells if c.cell_type == "code"]
         # The check cell ends the tasks; only run_what_works (measurements for a learner still stuck) follows.
         last = code[-2] if "run_what_works(" in code[-1].source else code[-1]

@@ -14,7 +14,9 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_start_page_lists_module2_lessons_lab_and_test():
     text = (ROOT / "course" / "index.ipynb").read_text()
     assert "Module 2: Training chips" in text
-    for lesson in sorted((ROOT / "course" / "m2-training-chips").glob("*.ipynb")):
+    lessons = sorted((ROOT / "course" / "m2-training-chips").glob("*.ipynb"))
+    assert len(lessons) >= 4, lessons
+    for lesson in lessons:
         assert f"m2-training-chips/{lesson.name}" in text
     assert "../work/lab2-cluster/lab2-cluster.ipynb" in text   # the learner's own copy
     assert "In preparation" not in text.split("Module 2: Training chips")[1].split("## Module 3")[0]

@@ -74,7 +74,9 @@ def test_no_source_labels_in_code_cells_or_outputs(path):
 
 def test_coursekit_exports_no_source_labels():
     """What lesson code can reach (coursekit's module-level names) is named for what it is."""
-    for path in sorted(ROOT.glob("coursekit/**/*.py")):
+    modules = sorted(ROOT.glob("coursekit/**/*.py"))
+    assert len(modules) > 50, modules
+    for path in modules:
         names = re.findall(r"^([A-Za-z_]\w*)\s*=", path.read_text(encoding="utf-8"), flags=re.MULTILINE)
         labelled = [n for n in names if SOURCE_LABEL.fullmatch(n)]
         assert not labelled, f"{path.relative_to(ROOT)} defines {labelled}; rename them for what they are"

@@ -94,7 +94,9 @@ def test_setup_uses_names_forbidden_course_code_that_exists():
 
     from autograder.author.validate import setup_uses_problems
 
-    for lab in sorted(p.parent.name for p in standins.COURSEKIT.parent.glob("solutions/*/spec.py")):
+    labs = sorted(p.parent.name for p in standins.COURSEKIT.parent.glob("solutions/*/spec.py"))
+    assert len(labs) >= 5, labs
+    for lab in labs:
         assert setup_uses_problems(load_spec(lab)) == [], lab
     wrong = replace(load_spec("lab1-roofline"),
                     setup_uses=("coursekit.calc.roofline.no_such", "coursekit.hardware.Chip", "torch.matmul"))
