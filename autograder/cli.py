@@ -149,22 +149,17 @@ def _feedback_per_student(course: Course, lab: str, options: list[str]) -> list[
 
 
 def cmd_export(args, course: Course) -> int:
-    from autograder.record.export import export_canvas, export_csv
+    from autograder.record.export import FORMATS, graded_only
 
+    form = FORMATS[args.format]
     labs = _labs(course, args.lab, quizzes=True)
-    if args.format == "canvas":
-        if args.lab is None:
-            from autograder.record.export import graded_only
-
-            skipped, labs = labs, graded_only(course, labs)
-            for lab in sorted(set(skipped) - set(labs)):
-                print(f"note: {lab} has no graded submissions: no column for it", file=sys.stderr)
-        ids = dict(item.split("=", 1) for item in args.canvas_id)
-        text, warnings = export_canvas(course, labs, ids)
-        for warning in warnings:
-            print(f"warning: {warning}", file=sys.stderr)
-    else:
-        text = export_csv(course, labs)
+    if form.graded_only and args.lab is None:
+        skipped, labs = labs, graded_only(course, labs)
+        for lab in sorted(set(skipped) - set(labs)):
+            print(f"note: {lab} has no graded submissions: no column for it", file=sys.stderr)
+    text, warnings = form.write(course, labs, dict(item.split("=", 1) for item in args.canvas_id))
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     if args.output:
         Path(args.output).write_text(text, encoding="utf-8")
         print(f"wrote {args.output}", file=sys.stderr)
@@ -276,7 +271,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("export", help="export grades as CSV or a Canvas gradebook CSV")
     p.add_argument("--lab")
-    p.add_argument("--format", choices=["csv", "canvas"], default="csv")
+    from autograder.record.export import FORMATS
+
+    p.add_argument("--format", choices=sorted(FORMATS), default="csv",
+                   help="; ".join(f"{name}: {form.help}" for name, form in FORMATS.items()))
     p.add_argument("--canvas-id", action="append", default=[], metavar="LAB=ID",
                    help="Canvas assignment id of a lab (repeatable)")
     p.add_argument("-o", "--output")

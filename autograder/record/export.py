@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import csv
 import io
+from dataclasses import dataclass
+from typing import Callable
 
 from autograder.course import Course
 from autograder.record.status import current
@@ -93,3 +95,22 @@ def export_canvas(course: Course, labs: list[str], assignment_ids: dict[str, str
         writer.writerow([info.get("name") or sid, info.get("canvas_id") or "", info.get("sis_user_id") or "",
                          info.get("sis_login_id") or "", info.get("section") or ""] + cells)
     return out.getvalue(), warnings
+
+
+# --- formats: `autograder export --format NAME` dispatches through this table ------------------------
+
+@dataclass(frozen=True)
+class ExportFormat:
+    """One export format: `write(course, labs, assignment_ids)` returns (text, warnings). A format for an
+    LMS import is `graded_only`: a whole-course export leaves out assignments nobody is graded on."""
+    help: str
+    write: Callable[[Course, list[str], dict[str, str]], tuple[str, list[str]]]
+    graded_only: bool = False
+
+
+FORMATS = {
+    "csv": ExportFormat("one row per student and assignment (state, score, reason, flags, late penalty)",
+                        lambda course, labs, ids: (export_csv(course, labs), [])),
+    "canvas": ExportFormat("a Canvas gradebook import: one column per graded assignment", export_canvas,
+                           graded_only=True),
+}
