@@ -84,7 +84,7 @@ def cmd_collect(args, course: Course) -> int:
 def cmd_grade(args, course: Course) -> int:
     from autograder.judge.engine import Limits
     from autograder.batch.lab import grade_lab
-    from autograder.batch.loop import summary_table
+    from autograder.batch.report import summary_table
     from autograder.judge.secrets import load_secret
     from autograder.record.status import current_rows
     from autograder.record.store import Store

@@ -4,7 +4,10 @@ from __future__ import annotations
 from concurrent.futures import Future
 from typing import Any, Callable
 
-from autograder.batch.loop import BatchReport, context_digest, failed_result, finished, run_batch
+from autograder.batch.context import context_digest
+from autograder.batch.loop import finished, run_batch
+from autograder.batch.refusal import failed_result
+from autograder.batch.report import BatchReport
 from autograder.course import Course, Submission
 from autograder.spec import LabSpec
 

@@ -35,7 +35,7 @@ def cmd_release(args, course: Course) -> int:
 
 def grade_and_summarize(args, course: Course, assignment: str) -> int:
     """Grade one quiz and print the same summary as a lab (also used by `autograder grade QUIZ`)."""
-    from autograder.batch.loop import summary_table
+    from autograder.batch.report import summary_table
     from autograder.judge.secrets import load_secret
     from autograder.record.status import current_rows
     from autograder.record.store import Store

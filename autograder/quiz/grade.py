@@ -14,7 +14,10 @@ from coursekit.quiz.bank import bank_files
 
 from autograder.course import Course, Submission
 from autograder.judge.engine import SubmissionResult, TaskResult
-from autograder.batch.loop import BatchReport, context_digest, failed_result, run_batch
+from autograder.batch.context import context_digest
+from autograder.batch.loop import run_batch
+from autograder.batch.refusal import failed_result
+from autograder.batch.report import BatchReport
 from autograder.quiz.answers import AnswersError, read_answers
 from autograder.quiz.assignment import student_questions
 from autograder.quiz_spec import QuizSpec, quiz_spec
