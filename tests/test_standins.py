@@ -92,7 +92,7 @@ def test_setup_uses_names_forbidden_course_code_that_exists():
     """`autograder validate` refuses a setup_uses entry that keeps nothing real; every lab's are sound."""
     from dataclasses import replace
 
-    from autograder.author.validate import setup_uses_problems
+    from autograder.author.spec_checks import setup_uses_problems
 
     labs = sorted(p.parent.name for p in standins.COURSEKIT.parent.glob("solutions/*/spec.py"))
     assert len(labs) >= 5, labs
