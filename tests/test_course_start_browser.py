@@ -217,6 +217,37 @@ def test_printed_output_wraps_between_words_never_inside_a_number(clone, student
     assert not found["split"], f"{len(found['split'])} numbers split across lines"
 
 
+CLOSE_ICON_FILLS = """
+(tab) => {
+  const fill = (sel) => { const el = tab.querySelector('.lm-TabBar-tabCloseIcon ' + sel);
+                          return el ? getComputedStyle(el).fill : 'missing'; };
+  return {dirty: tab.classList.contains('jp-mod-dirty'), title: tab.getAttribute('title') || '',
+          cross: fill('.jp-icon3[fill]'), dot: fill('.jp-icon-busy[fill]')};
+}
+"""
+
+
+def test_a_read_only_tab_keeps_its_close_button_after_cells_run(student_server, laptop_page):
+    """Running a released lab (read-only in student mode) marks it changed in JupyterLab, which showed the
+    unsaved dot in place of the close button although there is nothing to save. The course's stylesheet
+    keeps the close button on a read-only tab; a writable tab with unsaved work still shows the dot."""
+    page = laptop_page
+    open_notebook(page, student_server, LAB_RELEASE)
+    wait_kernel_idle(page, student_server, LAB_RELEASE)
+    page.locator(".jp-NotebookPanel:visible .jp-CodeCell .jp-InputArea-editor").first.click()
+    page.keyboard.press("Shift+Enter")
+    tab = page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab.lm-mod-current")
+    wait_for(lambda: "jp-mod-dirty" in (tab.get_attribute("class") or ""), timeout=60,
+             what="the read-only lab's tab marked changed after a cell ran")
+    shown = tab.evaluate(CLOSE_ICON_FILLS)
+    assert "\nPath: labs/" in shown["title"], shown
+    assert shown["dot"] == "none" and shown["cross"] != "none", shown
+    # the same rule leaves a writable document's dot alone: a tab of a learner's own copy keeps JupyterLab's look
+    tab.evaluate("(t) => t.setAttribute('title', 'Name: x.ipynb\\nPath: work/x.ipynb\\nLast Saved: now')")
+    shown = tab.evaluate(CLOSE_ICON_FILLS)
+    assert shown["dot"] != "none" and shown["cross"] == "none", shown
+
+
 def test_instructor_mode_shows_the_instructor_tools(clone, laptop_page):
     base, root = clone
     with course_start(root, base / "instructor", "--instructor") as server:

@@ -53,7 +53,7 @@ def start(args: argparse.Namespace) -> int:
     given = {a.split("=")[0] for a in args.jupyter_args}   # an option given twice is refused: the learner's wins
     command += [c for c in culling if c.split("=")[0] not in given]
     # the course's JupyterLab defaults (no news pop-up, wrapped lines; coursekit/app/lab_defaults.py)
-    command += lab_default_args(given)
+    command += lab_default_args(given, "instructor" if args.instructor else "student")
     command += jupyter_args() + args.jupyter_args  # terminals find `course` and `autograder`
     # saved quizzes reopen as "run this cell" instead of "model not found" (coursekit/app/saving.py)
     command.append(f"--ContentsManager.pre_save_hook={pre_save_hook.__module__}.{pre_save_hook.__name__}")
