@@ -66,6 +66,14 @@ class ClassAuthenticator(FirstUseAuthenticator):
     def platform(self):
         return load_platform(self.lti_config)
 
+    @property
+    def used_nonces(self):
+        """Nonces of accepted launches, on disk: a replay is refused across a hub restart (nonces.py)."""
+        from coursekit.app.hub.lti.hub import lti_folder
+        from coursekit.app.hub.lti.nonces import FILE, UsedNonces
+
+        return UsedNonces(lti_folder(Path(self.data)) / FILE)
+
     # what ltiauthenticator's handlers read from their authenticator
     issuer = property(lambda self: self.platform.issuer)
     client_id = property(lambda self: {self.platform.client_id})
