@@ -32,9 +32,9 @@ def lms(course):
     for student in (*STUDENTS, NO_SUBMISSION):
         running.enrol(student)
     # the assignment an instructor made by Deep Linking the quiz (tests/test_hub_lti.py makes one for real)
-    running.links.append({"id": "link-1", "type": "ltiResourceLink", "custom": {"lab": QUIZ}})
+    running.links.append({"id": "assignment-1", "type": "ltiResourceLink", "custom": {"lab": QUIZ}})
     running.lineitems[1] = {"label": QUIZ, "scoreMaximum": 15, "tag": QUIZ, "resourceId": QUIZ,
-                            "resourceLinkId": "link-1", "id": f"{running.url}/ags/{running.context_id}/lineitems/1"}
+                            "resourceLinkId": "assignment-1", "id": f"{running.url}/ags/{running.context_id}/lineitems/1"}
     (course / "lti" / "platform.json").write_text(json.dumps(running.platform_settings(timeout_s=5)))
     yield running
     running.stop()
