@@ -21,6 +21,7 @@ import requests
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from lms_emulator import LTI, EmulatedLMS
+from quiz_course import QUIZ
 
 pytestmark = pytest.mark.slow
 NEWCOMERS = ("eve", "ted", "tia", "bad")       # arrive by LTI only (not in the roster)
@@ -34,13 +35,15 @@ def lms():
 
 
 @pytest.fixture(scope="module")
-def hub(lms, tmp_path_factory):
+def hub(lms, tmp_path_factory, quiz_template):
     from hub_server import CLASS_LAB, class_course, make_hub
 
     course = class_course(tmp_path_factory.mktemp("lti-course"))
     released = course / "labs" / CLASS_LAB            # what Deep Linking offers: the released labs
     released.mkdir(parents=True)
     shutil.copy(course / "solutions" / CLASS_LAB / f"{CLASS_LAB}.ipynb", released)
+    for folder in ("solutions", "labs"):               # and a graded module test (the fixture bank's)
+        shutil.copytree(quiz_template / folder / QUIZ, course / folder / QUIZ)
     settings = tmp_path_factory.mktemp("lti") / "platform.json"
     running = make_hub(["ada"], course)
     prefix = running.users["ada"].removesuffix("ada")
@@ -66,13 +69,14 @@ def hub(lms, tmp_path_factory):
 
 
 def launch(hub, lms, user_id: str, session: requests.Session | None = None, edit=None, form_edit=None,
-           message_type: str = "LtiResourceLinkRequest"):
-    """A click on the course in the LMS: login initiation at the hub, the LMS's auth endpoint, the form post."""
+           message_type: str = "LtiResourceLinkRequest", link: str = "course-nav"):
+    """A click on the course (or on the assignment `link`) in the LMS: login initiation at the hub, the
+    LMS's auth endpoint, the form post."""
     session = session or requests.Session()
     start = session.post(f"{hub.url}/hub/lti13/oauth_login", timeout=60, allow_redirects=False, data={
         "iss": lms.issuer, "login_hint": user_id, "target_link_uri": f"{hub.url}/hub/spawn",
         "client_id": lms.client_id, "lti_deployment_id": lms.deployment_id,
-        "lti_message_hint": json.dumps({"message_type": message_type})})
+        "lti_message_hint": json.dumps({"message_type": message_type, "link": link})})
     assert start.status_code == 302, start.text[:500]
     assert start.headers["Location"].startswith(f"{lms.url}/auth?")
     lms.launch_edit = edit
@@ -217,25 +221,152 @@ def test_in_chromium_a_click_in_the_lms_lands_in_jupyterlab_and_a_forged_one_on_
     context.close()
 
 
-def test_deep_linking_an_instructor_picks_a_lab_and_the_lms_gets_its_assignment_and_line_item(hub, lms):
-    from hub_server import CLASS_LAB
-
+def deep_link(hub, lms, lab: str, stranger_too: bool = False) -> str:
+    """ted adds `lab` as an assignment in the LMS's external-tool dialog; returns the LMS's new link id."""
     session, answer = launch(hub, lms, "u-ted", message_type="LtiDeepLinkingRequest")
     assert answer.status_code == 302 and "/hub/lti/deeplink?id=" in answer.headers["Location"], answer.text[:500]
     picker = session.get(f"{hub.url}{answer.headers['Location']}", timeout=60)
-    assert picker.status_code == 200 and f'value="{CLASS_LAB}"' in picker.text
+    assert picker.status_code == 200 and f'value="{lab}"' in picker.text, picker.text[:2000]
     xsrf = re.search(r'name="_xsrf" value="([^"]+)"', picker.text).group(1)
-    stranger = requests.get(f"{hub.url}{answer.headers['Location']}", timeout=60, allow_redirects=False)
-    assert stranger.status_code == 302 and "/hub/login" in stranger.headers["Location"]     # not ted: no picker
-    back = session.post(picker.url, data={"_xsrf": xsrf, "lab": CLASS_LAB}, timeout=60,
-                        headers={"Referer": picker.url})
+    if stranger_too:
+        stranger = requests.get(f"{hub.url}{answer.headers['Location']}", timeout=60, allow_redirects=False)
+        assert stranger.status_code == 302 and "/hub/login" in stranger.headers["Location"]     # not ted: no picker
+    back = session.post(picker.url, data={"_xsrf": xsrf, "lab": lab}, timeout=60, headers={"Referer": picker.url})
     assert back.status_code == 200 and f'action="{lms.url}/deeplink-return"' in back.text, back.text[:500]
     signed = html.unescape(re.search(r'name="JWT" value="([^"]+)"', back.text).group(1))
     added = requests.post(f"{lms.url}/deeplink-return", data={"JWT": signed}, timeout=60)
     assert added.status_code == 200 and "1 assignment(s) added" in added.text, added.text
+    return lms.links[-1]["id"]
+
+
+def test_deep_linking_an_instructor_picks_a_lab_and_the_lms_gets_its_assignment_and_line_item(hub, lms):
+    from hub_server import CLASS_LAB
+
+    deep_link(hub, lms, CLASS_LAB, stranger_too=True)
     assert lms.links[-1]["custom"] == {"lab": CLASS_LAB}
     item = next(li for li in lms.lineitems.values() if li.get("tag") == CLASS_LAB)
     assert item["scoreMaximum"] == 6 and item["resourceLinkId"] == lms.links[-1]["id"]
     # a student cannot open the dialog
     _, refused = launch(hub, lms, "u-eve", message_type="LtiDeepLinkingRequest")
     assert refused.status_code == 403 and "only the course's instructors and TAs" in html.unescape(refused.text)
+
+
+def opened(answer) -> str:
+    """The notebook path a launch's redirect opens in JupyterLab (`/hub/spawn?next=/user/NAME/lab/tree/PATH`)."""
+    from urllib.parse import parse_qs, unquote
+
+    location = urlparse(answer.headers["Location"])
+    assert location.path == "/hub/spawn", answer.headers["Location"]
+    return unquote(parse_qs(location.query)["next"][0])
+
+
+def test_a_launch_from_a_deep_linked_lab_or_module_test_opens_that_notebook_fetched_through_the_exchange(
+        hub, lms, browser):
+    from hub_server import CLASS_LAB, instructor
+
+    lab_link, quiz_link = deep_link(hub, lms, CLASS_LAB), deep_link(hub, lms, QUIZ)
+    assert next(li for li in lms.lineitems.values() if li["resourceLinkId"] == quiz_link)["scoreMaximum"] == 15
+    _, early = launch(hub, lms, "u-eve", link=lab_link)           # not released yet: said so, nothing fetched
+    assert early.status_code == 404 and f"{CLASS_LAB} has not been released to the class yet" in html.unescape(early.text)
+    assert not (hub.home("eve") / CLASS_LAB).exists()
+    instructor(hub, "autograder", "generate", CLASS_LAB)
+    for lab in (CLASS_LAB, QUIZ):
+        instructor(hub, "nbgrader", "release_assignment", lab)
+    outbound = hub.data / "exchange" / "llm-train-vs-infer" / "outbound"
+
+    context = browser.new_context()             # eve clicks the lab's assignment in the LMS
+    page = context.new_page()
+    page.set_default_timeout(240_000)
+    page.goto(f"{lms.url}/link/{lab_link}/u-eve")
+    page.wait_for_url(re.compile(rf"/user/{re.escape(hub.users['eve'])}/lab/tree/{CLASS_LAB}/{CLASS_LAB}\.ipynb"))
+    page.locator(".jp-NotebookPanel-toolbar").first.wait_for()
+    page.locator(".lm-TabBar-tab.jp-mod-current", has_text=f"{CLASS_LAB}.ipynb").wait_for()
+    context.close()
+    mine = hub.home("eve") / CLASS_LAB / f"{CLASS_LAB}.ipynb"
+    assert mine.read_bytes() == (outbound / CLASS_LAB / f"{CLASS_LAB}.ipynb").read_bytes()
+    assert mine.stat().st_uid == __import__("pwd").getpwnam(hub.users["eve"]).pw_uid      # fetched as eve
+
+    # her work is kept: a second launch opens her copy, it fetches nothing over it
+    nb = json.loads(mine.read_text())
+    nb["cells"].append({"cell_type": "markdown", "metadata": {}, "source": "eve's own notes"})
+    mine.write_text(json.dumps(nb))
+    _, again = launch(hub, lms, "u-eve", link=lab_link)
+    assert opened(again) == f"/user/{hub.users['eve']}/lab/tree/{CLASS_LAB}/{CLASS_LAB}.ipynb"
+    assert "eve's own notes" in mine.read_text()
+
+    _, quiz = launch(hub, lms, "u-ada", link=quiz_link)           # the module test, for ada (in the roster)
+    assert opened(quiz) == f"/user/{hub.users['ada']}/lab/tree/{QUIZ}/{QUIZ}.ipynb", quiz.text[:500]
+    fetched = hub.home("ada") / QUIZ / f"{QUIZ}.ipynb"
+    assert fetched.read_bytes() == (outbound / QUIZ / f"{QUIZ}.ipynb").read_bytes()
+    _, teacher = launch(hub, lms, "u-ted", link=quiz_link)        # the instructor: the source, nothing fetched
+    assert opened(teacher) == f"/user/{hub.users['ted']}/lab/tree/solutions/{QUIZ}"
+    assert not (hub.home("ted") / QUIZ).exists()
+    _, bad = launch(hub, lms, "u-eve", edit=edit_claims(**{LTI + "custom": {"username": hub.users["eve"], "lab": "../x"}}))
+    assert bad.status_code == 400 and "no assignment id of the course" in html.unescape(bad.text)
+
+
+def test_a_launch_replayed_after_a_hub_restart_is_refused_and_creates_nothing(hub, lms):
+    _, answer = launch(hub, lms, "u-eve")
+    assert answer.status_code == 302
+    hub.stop_hub()
+    hub.start(timeout=360)
+    people = (hub.data / "lti" / "people.json").read_text()
+    before = hub_users(hub)
+    thief = requests.post(f"{hub.url}/hub/lti13/oauth_callback", data=answer.form, cookies=answer.sent_cookies,
+                          timeout=60, allow_redirects=False)
+    page = html.unescape(thief.text)
+    assert thief.status_code == 400 and "already used" in page and "Nothing was created" in page, page[:2000]
+    assert not any(c.name.startswith("jupyterhub-") and "login" in c.name for c in thief.cookies)    # not logged in
+    assert hub_users(hub) == before and (hub.data / "lti" / "people.json").read_text() == people
+
+
+STUDENT_CLIENT = """
+import json, sys
+from pathlib import Path
+from coursekit.app.hub.lti import keys
+from coursekit.app.hub.lti.client import LmsClient, LmsError
+from coursekit.app.hub.lti.platform import load_platform
+
+platform = load_platform(sys.argv[1])
+mine = Path.home() / "my-lti" / "tool-keys.json"
+keys.ensure(mine)                                   # a key of her own: the LMS does not trust it
+client = LmsClient(platform, mine)
+for what, call in (("read the roster", client.members),
+                   ("post a grade", lambda: client.post_score(sys.argv[2], {
+                       "userId": "u-ada", "scoreGiven": 0, "scoreMaximum": 6, "activityProgress": "Completed",
+                       "gradingProgress": "FullyGraded", "timestamp": "2026-11-27T10:00:00+00:00", "comment": "x"}))):
+    try:
+        call()
+        print(what, "ACCEPTED")
+    except LmsError as error:
+        print(what, "refused:", error.reason)
+"""
+
+
+def test_a_student_cannot_run_the_passback_post_or_read_grades_or_read_the_key(hub, lms):
+    for person in ("u-eve", "u-ted"):
+        assert launch(hub, lms, person)[1].status_code == 302
+    hub.start_server("ted")          # its start hands ted his copy of the key and settings
+    copy = hub.home("ted") / "course" / "lti"
+    for path in (copy / "tool-keys.json", copy / "platform.json", hub.data / "lti" / "tool-keys.json"):
+        refused = hub.as_user("eve", "python", "-c", "import sys; open(sys.argv[1]).read()", str(path))
+        assert refused.returncode != 0 and "Permission denied" in refused.stderr, path
+    # the passback command, in the instructor's course or with his files from her own: refused, nothing sent
+    posts = len(lms.posts)
+    done = hub.as_user("eve", "autograder", "--root", str(hub.home("ted") / "course"), "lms", "post", "toy-pipeline")
+    assert done.returncode == 2 and "nbgrader_config.py: permission denied" in done.stderr, done.stdout + done.stderr
+    done = hub.as_user("eve", "autograder", "lms", "post", "toy-pipeline", "--platform", str(copy / "platform.json"),
+                       "--keys", str(copy / "tool-keys.json"))
+    assert done.returncode == 2 and "platform.json: cannot read the LTI platform settings" in done.stderr \
+        and "Permission denied" in done.stderr, done.stdout + done.stderr
+    # with settings copied from the LMS and a key of her own: the LMS refuses her a token for anything
+    mine = hub.home("eve") / "lms.json"
+    mine.write_text(json.dumps(lms.platform_settings(context_id=lms.context_id)))
+    __import__("os").chown(mine, __import__("pwd").getpwnam(hub.users["eve"]).pw_uid, -1)
+    item = next(iter(lms.lineitems.values()), {"id": f"{lms.url}/ags/{lms.context_id}/lineitems/1"})["id"]
+    done = hub.as_user("eve", "python", "-c", STUDENT_CLIENT, str(mine), item)
+    assert done.returncode == 0, done.stderr
+    for what in ("read the roster", "post a grade"):
+        line = next(line for line in done.stdout.splitlines() if line.startswith(what))
+        assert "refused: the LMS answered HTTP 401 to /token" in line and "in the tool's key set" in line, line
+    assert len(lms.posts) == posts
