@@ -14,9 +14,6 @@ from pathlib import Path
 
 from coursekit.app.hub.lti import keys
 
-SYNC_EVERY_S = 3600
-
-
 def lti_folder(data: Path) -> Path:
     folder = Path(data) / "lti"
     folder.mkdir(mode=0o700, exist_ok=True)
@@ -55,6 +52,6 @@ def use_lti(c, layout, settings) -> None:
     c.ClassAuthenticator.dbm_path = str(layout.passwords)
     c.ClassAuthenticator.create_users = False
     ClassAuthenticator.admit = staticmethod(lambda name, role: admit(layout, settings, name, role))
-    if platform.memberships_url:      # who joined and who dropped, every hour (sync.py)
+    if platform.memberships_url:      # who joined and who dropped, every hour by default (sync.py)
         c.JupyterHub.services.append({"name": "lti-roster-sync", "command": [
-            settings.python, "-m", "coursekit.app.hub.lti.sync", str(layout.data), "--every", str(SYNC_EVERY_S)]})
+            settings.python, "-m", "coursekit.app.hub.lti.sync", str(layout.data), "--every", str(settings.lti_sync_every)]})
