@@ -45,15 +45,13 @@ def outbound(layout, lab: str) -> Path:
     return layout.exchange / COURSE_ID / "outbound" / lab
 
 
-async def fetch(layout, username: str, lab: str) -> Path:
-    """~/LAB: the student's copy, fetched as them through the exchange the first time, kept afterwards."""
-    from coursekit.app.hub.config import server_environment
-
+async def fetch(layout, username: str, lab: str, environment: dict) -> Path:
+    """~/LAB: the student's copy, fetched as them through the exchange the first time, kept afterwards.
+    `environment`: what their server gets (config.server_environment: the exchange's nbgrader config)."""
     home = Path(pwd.getpwnam(username).pw_dir)
     if (home / lab).exists():
         return home / lab
-    env, _ = server_environment(layout, username, instructor=False)
-    env.update(HOME=str(home), USER=username, LOGNAME=username)
+    env = {**environment, "HOME": str(home), "USER": username, "LOGNAME": username}
     nbgrader = Path(layout.read_settings().python).parent / "nbgrader"
     process = await asyncio.create_subprocess_exec(
         "runuser", "-u", username, "--", "env", "-i", *[f"{k}={v}" for k, v in env.items()],
@@ -87,6 +85,6 @@ async def landing(authenticator, user, role: str, lab: str, base_url: str) -> st
         if not notebooks:
             raise AssignmentError(404, f"{lab} has not been released to the class yet: it opens here once the "
                                        f"instructor releases it. You are logged in; your JupyterLab is at {user.url}")
-        await fetch(layout, user.name, lab)
+        await fetch(layout, user.name, lab, authenticator.student_environment(user.name))
         path = f"{lab}/{notebooks[0]}"
     return url_concat(f"{base_url}spawn", {"next": f"{user.url}lab/tree/{quote(path)}"})
