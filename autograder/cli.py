@@ -335,7 +335,12 @@ def main(argv: list[str] | None = None) -> int:
                       f"this folder is now a course root)")
         course = Course.find(args.root)
         os.environ["COURSE_ROOT"] = str(course.root)   # specs, the secret, nbgrader: all from this root
-        return args.handler(args, course)
+        status = args.handler(args, course)
+        if args.command == "quiz" and getattr(args, "post_to_lms", False):     # `quiz grade QUIZ --post-to-lms`
+            from autograder.lms.commands import post_after_grading       # (here: quiz and lms are one floor)
+
+            status = max(status, post_after_grading(course, args.assignment))
+        return status
     except PermissionError as error:      # e.g. another account's checkout: say where to work instead
         print(f"autograder {args.command}: {error.filename or error}: permission denied; work in your course "
               f"folder (the one with nbgrader_config.py) or pass --root DIR", file=sys.stderr)

@@ -55,12 +55,7 @@ def cmd_grade(args, course: Course) -> int:
     if args.assignment not in course.quiz_ids():
         raise ValueError(f"no graded quiz {args.assignment!r} in {course.solutions} "
                          f"(quizzes: {', '.join(course.quiz_ids()) or 'none'}; `autograder quiz release` makes one)")
-    status = grade_and_summarize(args, course, args.assignment)
-    if args.post_to_lms:      # the scores to the quiz's line item in the LMS (autograder/lms/, docs/LMS.md)
-        from autograder.lms.commands import post_after_grading
-
-        status = max(status, post_after_grading(course, args.assignment))
-    return status
+    return grade_and_summarize(args, course, args.assignment)     # --post-to-lms: autograder/cli.py's main
 
 
 def cmd_analytics(args, course: Course) -> int:
