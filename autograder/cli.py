@@ -98,16 +98,16 @@ def cmd_grade(args, course: Course) -> int:
             from autograder.quiz.commands import grade_and_summarize
 
             errors += grade_and_summarize(args, course, lab)
-            continue
-        report = grade_lab(course, lab, secret=secret, workers=args.workers, student=args.student,
-                           regrade=args.regrade, retry_failed=args.retry_failed,
-                           progress=not args.no_progress, limits=limits, cluster=args.cluster)
-        with Store(course.results_db) as store:
-            rows = current_rows(course, store, lab)
-        if args.student:
-            rows = [r for r in rows if r.student_id == args.student]
-        print(summary_table(report, rows))
-        errors += len(report.errors) + len(report.unpublished)
+        else:
+            report = grade_lab(course, lab, secret=secret, workers=args.workers, student=args.student,
+                               regrade=args.regrade, retry_failed=args.retry_failed,
+                               progress=not args.no_progress, limits=limits, cluster=args.cluster)
+            with Store(course.results_db) as store:
+                rows = current_rows(course, store, lab)
+            if args.student:
+                rows = [r for r in rows if r.student_id == args.student]
+            print(summary_table(report, rows))
+            errors += len(report.errors) + len(report.unpublished)
         if args.post_to_lms:      # grades back to the LMS right away (autograder/lms/, docs/LMS.md)
             from autograder.lms.commands import post_after_grading
 
@@ -333,7 +333,12 @@ def main(argv: list[str] | None = None) -> int:
                       f"this folder is now a course root)")
         course = Course.find(args.root)
         os.environ["COURSE_ROOT"] = str(course.root)   # specs, the secret, nbgrader: all from this root
-        return args.handler(args, course)
+        status = args.handler(args, course)
+        if args.command == "quiz" and getattr(args, "post_to_lms", False):     # `quiz grade QUIZ --post-to-lms`
+            from autograder.lms.commands import post_after_grading       # (here: quiz and lms are one floor)
+
+            status = max(status, post_after_grading(course, args.assignment))
+        return status
     except PermissionError as error:      # e.g. another account's checkout: say where to work instead
         print(f"autograder {args.command}: {error.filename or error}: permission denied; work in your course "
               f"folder (the one with nbgrader_config.py) or pass --root DIR", file=sys.stderr)

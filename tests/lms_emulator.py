@@ -2,6 +2,8 @@
 
     GET  /jwks                               the platform's key set (RS256; id_tokens are signed with it)
     GET  /course/<user id>                   the course's link in the LMS: posts the tool's login initiation
+    GET  /link/<link id>/<user id>           an assignment's link (made by Deep Linking): the same, and its
+                                             launch carries the link's custom parameters and line item
     GET  /auth                               OIDC authorization endpoint: answers the tool's login redirect with
                                              an auto-submitting form posting a signed id_token and the state back
     POST /deeplink-return                    a Deep Linking response: verified against the tool's key set, its
@@ -160,7 +162,7 @@ class EmulatedLMS:
         return {"keys": keys}
 
     def id_token(self, person: Person, nonce: str, target: str, message_type: str = "LtiResourceLinkRequest",
-                 resource_link: str = "link-1") -> str:
+                 resource_link: str = "course-nav") -> str:
         now = int(time.time())
         claims = {
             "iss": self.issuer, "aud": self.client_id, "azp": self.client_id, "sub": person.user_id,
@@ -176,6 +178,13 @@ class EmulatedLMS:
             AGS_CLAIM: {"scope": sorted(s for s in SCOPES if "lti-ags" in s),
                         "lineitems": f"{self.url}/ags/{self.context_id}/lineitems"},
         }
+        link = next((li for li in self.links if li["id"] == resource_link), None)
+        if link is not None:          # an assignment Deep Linking made: its custom parameters and line item
+            claims[LTI + "custom"] = {**link.get("custom", {}), **claims[LTI + "custom"]}
+            claims[LTI + "resource_link"] = {"id": link["id"], "title": link.get("title", "")}
+            item = next((li for li in self.lineitems.values() if li.get("resourceLinkId") == link["id"]), None)
+            if item is not None:
+                claims[AGS_CLAIM]["lineitem"] = item["id"]
         if message_type == "LtiDeepLinkingRequest":       # the external-tool dialog of an assignment
             del claims[LTI + "resource_link"]
             claims[DL + "deep_linking_settings"] = {
@@ -281,6 +290,9 @@ def _handler(lms: EmulatedLMS):
             found = re.fullmatch(r"/course/([^/]+)", url.path)
             if found:
                 return self.course_link(found.group(1))
+            found = re.fullmatch(r"/link/([^/]+)/([^/]+)", url.path)
+            if found:
+                return self.course_link(found.group(2), link=found.group(1))
             found = re.fullmatch(r"/nrps/([^/]+)", url.path)
             if found:
                 return self.injected("nrps") or self.memberships(found.group(1), query)
@@ -319,17 +331,20 @@ def _handler(lms: EmulatedLMS):
                                  "text/html")
             message = json.loads(query.get("lti_message_hint") or "{}")
             token = lms.id_token(person, query["nonce"], message.get("target", redirect),
-                                 message.get("message_type", "LtiResourceLinkRequest"), message.get("link", "link-1"))
+                                 message.get("message_type", "LtiResourceLinkRequest"), message.get("link", "course-nav"))
             fields = {"id_token": token, "state": query.get("state", "")}
             inputs = "".join(f'<input type="hidden" name="{k}" value="{html.escape(v)}">' for k, v in fields.items())
             page = (f'<html><body onload="document.forms[0].submit()"><form method="post" action="{html.escape(redirect)}">'
                     f'{inputs}<noscript><button>Continue</button></noscript></form></body></html>')
             self.send(200, page, "text/html")
 
-        def course_link(self, user_id: str):
-            """A person clicking the course in the LMS: third-party-initiated login at the tool."""
+        def course_link(self, user_id: str, link: str = ""):
+            """A person clicking the course (or an assignment `link` of it) in the LMS: third-party-initiated
+            login at the tool; the hint brings the link back to the auth endpoint, as Canvas's does."""
             fields = {"iss": lms.issuer, "login_hint": user_id, "target_link_uri": lms.tool_target,
                       "client_id": lms.client_id, "lti_deployment_id": lms.deployment_id}
+            if link:
+                fields["lti_message_hint"] = json.dumps({"link": link})
             inputs = "".join(f'<input type="hidden" name="{k}" value="{html.escape(v)}">' for k, v in fields.items())
             self.send(200, f'<html><body onload="document.forms[0].submit()"><form method="post" '
                            f'action="{html.escape(lms.tool_login_url)}">{inputs}</form></body></html>', "text/html")
@@ -349,7 +364,7 @@ def _handler(lms: EmulatedLMS):
                 return self.send(400, "<p>not a deep linking response for this request</p>", "text/html")
             for item in claims.get(DL + "content_items", []):
                 with lms.lock:
-                    link = {**item, "id": f"link-{len(lms.links) + 1}"}
+                    link = {**item, "id": f"assignment-{len(lms.links) + 1}"}
                     lms.links.append(link)
                     if item.get("lineItem"):
                         number = len(lms.lineitems) + 1

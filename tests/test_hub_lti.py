@@ -1,99 +1,25 @@
 """`course hub --roster CSV --lti-config FILE`: launches from the emulated LMS (tests/lms_emulator.py)
 through the real proxy: OIDC login, a verified id_token, the person's own server; every bad launch refused
-with a page saying why and nothing created; the key set and tool configuration served; the key private.
-
-One hub for the module (a hub takes a minute or two to start on a loaded machine); its accounts are
-cth<hex>-* and removed at the end (tests/hub_server.py).
+with a page saying why and nothing created, a replay refused also after a hub restart; the key set and
+tool configuration served; the key private, and a student refused the passback and any token from the LMS.
+The hub and its LMS: tests/lti_hub.py; Deep Linking: tests/test_hub_lti_deeplink.py.
 """
 from __future__ import annotations
 
 import html
 import json
 import re
-import shutil
-import subprocess
 import time
 from urllib.parse import urlparse
 
-import jwt
 import pytest
 import requests
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from lms_emulator import LTI, EmulatedLMS
+from lms_emulator import LTI
+from lti_hub import edit_claims, hub, hub_users, launch, lms, unix_account  # noqa: F401 (fixtures: one hub here)
 
 pytestmark = pytest.mark.slow
-NEWCOMERS = ("eve", "ted", "tia", "bad")       # arrive by LTI only (not in the roster)
-
-
-@pytest.fixture(scope="module")
-def lms():
-    running = EmulatedLMS().start()
-    yield running
-    running.stop()
-
-
-@pytest.fixture(scope="module")
-def hub(lms, tmp_path_factory):
-    from hub_server import CLASS_LAB, class_course, make_hub
-
-    course = class_course(tmp_path_factory.mktemp("lti-course"))
-    released = course / "labs" / CLASS_LAB            # what Deep Linking offers: the released labs
-    released.mkdir(parents=True)
-    shutil.copy(course / "solutions" / CLASS_LAB / f"{CLASS_LAB}.ipynb", released)
-    settings = tmp_path_factory.mktemp("lti") / "platform.json"
-    running = make_hub(["ada"], course)
-    prefix = running.users["ada"].removesuffix("ada")
-    running.users.update({name: prefix + name for name in NEWCOMERS})      # cleanup removes them too
-    # no memberships_url: no hourly roster sync here, which would make the newcomers' accounts before
-    # their launch (tests/test_lti_sync.py tests the sync)
-    settings.write_text(json.dumps(lms.platform_settings(context_id=lms.context_id, memberships_url="")))
-    running.command += ["--lti-config", str(settings)]
-    lms.redirect_uris = [f"{running.url}/hub/lti13/oauth_callback"]
-    lms.tool_jwks = f"{running.url}/hub/lti/jwks"        # the LMS reads the tool's served key set
-    lms.tool_login_url, lms.tool_target = f"{running.url}/hub/lti13/oauth_login", f"{running.url}/hub/spawn"
-    lms.enrol(running.users["ada"], user_id="u-ada")
-    lms.enrol(running.users["eve"], user_id="u-eve")
-    lms.enrol(running.users["ted"], role="Instructor", user_id="u-ted")
-    lms.enrol(running.users["tia"], role="Instructor", user_id="u-tia")
-    lms.people["u-tia"].roles += ("http://purl.imsglobal.org/vocab/lis/v2/membership/Instructor#TeachingAssistant",)
-    lms.enrol(running.users["bad"], user_id="u-bad")
-    try:
-        running.start(timeout=360)       # a loaded 2-core machine can take minutes
-        yield running
-    finally:
-        running.cleanup()
-
-
-def launch(hub, lms, user_id: str, session: requests.Session | None = None, edit=None, form_edit=None,
-           message_type: str = "LtiResourceLinkRequest"):
-    """A click on the course in the LMS: login initiation at the hub, the LMS's auth endpoint, the form post."""
-    session = session or requests.Session()
-    start = session.post(f"{hub.url}/hub/lti13/oauth_login", timeout=60, allow_redirects=False, data={
-        "iss": lms.issuer, "login_hint": user_id, "target_link_uri": f"{hub.url}/hub/spawn",
-        "client_id": lms.client_id, "lti_deployment_id": lms.deployment_id,
-        "lti_message_hint": json.dumps({"message_type": message_type})})
-    assert start.status_code == 302, start.text[:500]
-    assert start.headers["Location"].startswith(f"{lms.url}/auth?")
-    lms.launch_edit = edit
-    page = session.get(start.headers["Location"], timeout=60)
-    assert page.status_code == 200, page.text
-    form = {k: html.unescape(v) for k, v in re.findall(r'name="(\w+)" value="([^"]*)"', page.text)}
-    if form_edit:
-        form = form_edit(form)
-    action = html.unescape(re.search(r'action="([^"]+)"', page.text).group(1))
-    sent = {c.name: c.value for c in session.cookies}          # what a thief would copy with the form
-    answer = session.post(action, data=form, timeout=120, allow_redirects=False)
-    answer.form, answer.sent_cookies = form, sent
-    return session, answer
-
-
-def hub_users(hub) -> set[str]:
-    return {u["name"] for u in hub.api("GET", "users").json()}
-
-
-def unix_account(name: str) -> bool:
-    return subprocess.run(["id", name], capture_output=True).returncode == 0
 
 
 def test_a_roster_student_launched_from_the_lms_is_the_same_person_in_their_own_server(hub, lms):
@@ -129,12 +55,6 @@ def forged(claims, header, key):
 
 def unknown_kid(claims, header, key):
     return claims, {"kid": "not-in-the-key-set"}, rsa.generate_private_key(public_exponent=65537, key_size=2048)
-
-
-def edit_claims(**changes):
-    def edit(claims, header, key):
-        return {**claims, **changes}, header, key
-    return edit
 
 
 @pytest.mark.parametrize("case, edit, form_edit, status, says", [
@@ -217,25 +137,69 @@ def test_in_chromium_a_click_in_the_lms_lands_in_jupyterlab_and_a_forged_one_on_
     context.close()
 
 
-def test_deep_linking_an_instructor_picks_a_lab_and_the_lms_gets_its_assignment_and_line_item(hub, lms):
-    from hub_server import CLASS_LAB
 
-    session, answer = launch(hub, lms, "u-ted", message_type="LtiDeepLinkingRequest")
-    assert answer.status_code == 302 and "/hub/lti/deeplink?id=" in answer.headers["Location"], answer.text[:500]
-    picker = session.get(f"{hub.url}{answer.headers['Location']}", timeout=60)
-    assert picker.status_code == 200 and f'value="{CLASS_LAB}"' in picker.text
-    xsrf = re.search(r'name="_xsrf" value="([^"]+)"', picker.text).group(1)
-    stranger = requests.get(f"{hub.url}{answer.headers['Location']}", timeout=60, allow_redirects=False)
-    assert stranger.status_code == 302 and "/hub/login" in stranger.headers["Location"]     # not ted: no picker
-    back = session.post(picker.url, data={"_xsrf": xsrf, "lab": CLASS_LAB}, timeout=60,
-                        headers={"Referer": picker.url})
-    assert back.status_code == 200 and f'action="{lms.url}/deeplink-return"' in back.text, back.text[:500]
-    signed = html.unescape(re.search(r'name="JWT" value="([^"]+)"', back.text).group(1))
-    added = requests.post(f"{lms.url}/deeplink-return", data={"JWT": signed}, timeout=60)
-    assert added.status_code == 200 and "1 assignment(s) added" in added.text, added.text
-    assert lms.links[-1]["custom"] == {"lab": CLASS_LAB}
-    item = next(li for li in lms.lineitems.values() if li.get("tag") == CLASS_LAB)
-    assert item["scoreMaximum"] == 6 and item["resourceLinkId"] == lms.links[-1]["id"]
-    # a student cannot open the dialog
-    _, refused = launch(hub, lms, "u-eve", message_type="LtiDeepLinkingRequest")
-    assert refused.status_code == 403 and "only the course's instructors and TAs" in html.unescape(refused.text)
+def test_a_launch_replayed_after_a_hub_restart_is_refused_and_creates_nothing(hub, lms):
+    _, answer = launch(hub, lms, "u-eve")
+    assert answer.status_code == 302
+    hub.stop_hub()
+    hub.start(timeout=360)
+    people = (hub.data / "lti" / "people.json").read_text()
+    before = hub_users(hub)
+    thief = requests.post(f"{hub.url}/hub/lti13/oauth_callback", data=answer.form, cookies=answer.sent_cookies,
+                          timeout=60, allow_redirects=False)
+    page = html.unescape(thief.text)
+    assert thief.status_code == 400 and "already used" in page and "Nothing was created" in page, page[:2000]
+    assert not any(c.name.startswith("jupyterhub-") and "login" in c.name for c in thief.cookies)    # not logged in
+    assert hub_users(hub) == before and (hub.data / "lti" / "people.json").read_text() == people
+
+
+STUDENT_CLIENT = """
+import json, sys
+from pathlib import Path
+from coursekit.app.hub.lti import keys
+from coursekit.app.hub.lti.client import LmsClient, LmsError
+from coursekit.app.hub.lti.platform import load_platform
+
+platform = load_platform(sys.argv[1])
+mine = Path.home() / "my-lti" / "tool-keys.json"
+keys.ensure(mine)                                   # a key of her own: the LMS does not trust it
+client = LmsClient(platform, mine)
+for what, call in (("read the roster", client.members),
+                   ("post a grade", lambda: client.post_score(sys.argv[2], {
+                       "userId": "u-ada", "scoreGiven": 0, "scoreMaximum": 6, "activityProgress": "Completed",
+                       "gradingProgress": "FullyGraded", "timestamp": "2026-11-27T10:00:00+00:00", "comment": "x"}))):
+    try:
+        call()
+        print(what, "ACCEPTED")
+    except LmsError as error:
+        print(what, "refused:", error.reason)
+"""
+
+
+def test_a_student_cannot_run_the_passback_post_or_read_grades_or_read_the_key(hub, lms):
+    for person in ("u-eve", "u-ted"):
+        assert launch(hub, lms, person)[1].status_code == 302
+    hub.start_server("ted")          # its start hands ted his copy of the key and settings
+    copy = hub.home("ted") / "course" / "lti"
+    for path in (copy / "tool-keys.json", copy / "platform.json", hub.data / "lti" / "tool-keys.json"):
+        refused = hub.as_user("eve", "python", "-c", "import sys; open(sys.argv[1]).read()", str(path))
+        assert refused.returncode != 0 and "Permission denied" in refused.stderr, path
+    # the passback command, in the instructor's course or with his files from her own: refused, nothing sent
+    posts = len(lms.posts)
+    done = hub.as_user("eve", "autograder", "--root", str(hub.home("ted") / "course"), "lms", "post", "toy-pipeline")
+    assert done.returncode == 2 and "nbgrader_config.py: permission denied" in done.stderr, done.stdout + done.stderr
+    done = hub.as_user("eve", "autograder", "lms", "post", "toy-pipeline", "--platform", str(copy / "platform.json"),
+                       "--keys", str(copy / "tool-keys.json"))
+    assert done.returncode == 2 and "platform.json: cannot read the LTI platform settings" in done.stderr \
+        and "Permission denied" in done.stderr, done.stdout + done.stderr
+    # with settings copied from the LMS and a key of her own: the LMS refuses her a token for anything
+    mine = hub.home("eve") / "lms.json"
+    mine.write_text(json.dumps(lms.platform_settings(context_id=lms.context_id)))
+    __import__("os").chown(mine, __import__("pwd").getpwnam(hub.users["eve"]).pw_uid, -1)
+    item = next(iter(lms.lineitems.values()), {"id": f"{lms.url}/ags/{lms.context_id}/lineitems/1"})["id"]
+    done = hub.as_user("eve", "python", "-c", STUDENT_CLIENT, str(mine), item)
+    assert done.returncode == 0, done.stderr
+    for what in ("read the roster", "post a grade"):
+        line = next(line for line in done.stdout.splitlines() if line.startswith(what))
+        assert "refused: the LMS answered HTTP 401 to /token" in line and "in the tool's key set" in line, line
+    assert len(lms.posts) == posts

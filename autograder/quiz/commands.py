@@ -1,7 +1,7 @@
 """`autograder quiz release|grade|analytics`: the graded-quiz commands (registered by autograder/cli.py).
 
     autograder quiz release BANK [--assignment NAME] [--banks DIR] [--students a,b]
-    autograder quiz grade ASSIGNMENT [--student S] [--regrade] [--retry-failed]
+    autograder quiz grade ASSIGNMENT [--student S] [--regrade] [--retry-failed] [--post-to-lms]
     autograder quiz analytics ASSIGNMENT [--plot items.png]
 """
 from __future__ import annotations
@@ -55,7 +55,7 @@ def cmd_grade(args, course: Course) -> int:
     if args.assignment not in course.quiz_ids():
         raise ValueError(f"no graded quiz {args.assignment!r} in {course.solutions} "
                          f"(quizzes: {', '.join(course.quiz_ids()) or 'none'}; `autograder quiz release` makes one)")
-    return grade_and_summarize(args, course, args.assignment)
+    return grade_and_summarize(args, course, args.assignment)     # --post-to-lms: autograder/cli.py's main
 
 
 def cmd_analytics(args, course: Course) -> int:
@@ -89,6 +89,8 @@ def register(sub) -> None:
     p.add_argument("--regrade", action="store_true", help="grade again even if a current result exists")
     p.add_argument("--retry-failed", action="store_true", help="grade again the submissions that failed")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--post-to-lms", action="store_true",
+                   help="then post the scores to the LMS (`autograder lms post ASSIGNMENT`, docs/LMS.md)")
     p.set_defaults(handler=cmd_grade)
     p = commands.add_parser("analytics", help="item analytics over the graded submissions")
     p.add_argument("assignment")

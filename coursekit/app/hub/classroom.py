@@ -56,6 +56,7 @@ class Settings:
     python: str = sys.executable
     cull_timeout: int = CULL_TIMEOUT     # 0: never stop idle servers or kernels
     lti_config: str = ""         # the LMS's platform settings: LTI 1.3 launches (coursekit/app/hub/lti/)
+    lti_sync_every: int = 3600   # seconds between roster syncs from the LMS (NRPS), with memberships_url
 
 
 class Layout:

@@ -27,6 +27,9 @@ def hub(args: argparse.Namespace) -> int:
         except StopError as error:
             print(f"course hub stop: {error}", file=sys.stderr)
             return 1
+    if args.lti_sync_every < 1:
+        print(f"course hub: --lti-sync-every {args.lti_sync_every}: give a number of seconds, at least 1", file=sys.stderr)
+        return 1
     if not args.roster and not args.lti_config:
         print("course hub: give --roster CSV, --lti-config FILE, or both to start a class "
               "(`course hub stop` stops one)", file=sys.stderr)
@@ -43,7 +46,7 @@ def hub(args: argparse.Namespace) -> int:
                             lti_config=str(Path(args.lti_config).resolve()) if args.lti_config else "",
                             course_source=str(Path(args.course or course_root()).resolve()),
                             ip=args.ip, port=args.port, hub_port=args.hub_port, proxy_api_port=args.proxy_api_port,
-                            python=sys.executable, cull_timeout=args.cull_timeout)
+                            python=sys.executable, cull_timeout=args.cull_timeout, lti_sync_every=args.lti_sync_every)
         ensure_proxy()
         # done at set-up (./course.sh hub); here only after a new install, said when it is (minutes)
         precompile(announce=True)
@@ -71,6 +74,8 @@ def register(sub) -> None:
     p.add_argument("--roster", help="CSV with columns username,role[,name] (role: instructor|student); "
                    "to start, this, --lti-config or both")
     p.add_argument("--lti-config", metavar="FILE", help="the LMS's LTI 1.3 settings: launches from the LMS (docs/LMS.md)")
+    p.add_argument("--lti-sync-every", type=int, default=3600, metavar="SECONDS",
+                   help="with --lti-config and its memberships_url: sync the roster from the LMS this often (default 3600)")
     p.add_argument("--data", default=DEFAULT_DATA, help=f"folder that keeps homes, exchange, hub database (default {DEFAULT_DATA})")
     p.add_argument("--course", help="nbgrader course folder to copy to instructors (default: this repository)")
     p.add_argument("--ip", default="127.0.0.1", help="address to serve on (0.0.0.0 for a class on the network)")

@@ -74,7 +74,7 @@ def configure(c, data: str | Path) -> None:
     if settings.lti_config:       # LTI 1.3 launches from the LMS, beside the roster's passwords
         from coursekit.app.hub.lti.hub import use_lti
 
-        use_lti(c, layout, settings)
+        use_lti(c, layout, settings, lambda name: server_environment(layout, name, instructor=False)[0])
 
     c.ConfigurableHTTPProxy.command = [str(ensure_proxy())]
     c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{settings.proxy_api_port}"

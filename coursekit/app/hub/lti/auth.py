@@ -55,6 +55,7 @@ class ClassAuthenticator(FirstUseAuthenticator):
     tool_description = Unicode("The course's JupyterLab: lessons, labs and quizzes", config=True)
     uri_scheme = Unicode("auto", config=True)
     admit = None        # set by configure(): makes a newcomer's account, home and course copy (as root)
+    student_environment = None      # set by configure(): name -> the environment a student's server gets
 
     login_service = "your LMS"
 
@@ -65,6 +66,13 @@ class ClassAuthenticator(FirstUseAuthenticator):
     @property
     def platform(self):
         return load_platform(self.lti_config)
+
+    @property
+    def used_nonces(self):
+        """Nonces of accepted launches, on disk: a replay is refused across a hub restart (nonces.py)."""
+        from coursekit.app.hub.lti.nonces import FILE, UsedNonces
+
+        return UsedNonces(people_file(Path(self.data)).parent / FILE)       # <data>/lti/, made at the hub's start
 
     # what ltiauthenticator's handlers read from their authenticator
     issuer = property(lambda self: self.platform.issuer)

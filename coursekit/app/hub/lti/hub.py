@@ -14,9 +14,6 @@ from pathlib import Path
 
 from coursekit.app.hub.lti import keys
 
-SYNC_EVERY_S = 3600
-
-
 def lti_folder(data: Path) -> Path:
     folder = Path(data) / "lti"
     folder.mkdir(mode=0o700, exist_ok=True)
@@ -38,7 +35,9 @@ def hand_to_instructor(data: Path, settings, username: str, course_folder: Path)
     os.chown(target, account.pw_uid, account.pw_gid)
 
 
-def use_lti(c, layout, settings) -> None:
+def use_lti(c, layout, settings, student_environment) -> None:
+    """`student_environment(name)`: a student's server's environment (config.server_environment), in which
+    a Deep-Linked assignment is fetched for them (assignment.py)."""
     from coursekit.app.hub.classroom import admit
     from coursekit.app.hub.lti.auth import ClassAuthenticator
     from coursekit.app.hub.lti.platform import load_platform
@@ -55,6 +54,7 @@ def use_lti(c, layout, settings) -> None:
     c.ClassAuthenticator.dbm_path = str(layout.passwords)
     c.ClassAuthenticator.create_users = False
     ClassAuthenticator.admit = staticmethod(lambda name, role: admit(layout, settings, name, role))
-    if platform.memberships_url:      # who joined and who dropped, every hour (sync.py)
+    ClassAuthenticator.student_environment = staticmethod(student_environment)
+    if platform.memberships_url:      # who joined and who dropped, every hour by default (sync.py)
         c.JupyterHub.services.append({"name": "lti-roster-sync", "command": [
-            settings.python, "-m", "coursekit.app.hub.lti.sync", str(layout.data), "--every", str(SYNC_EVERY_S)]})
+            settings.python, "-m", "coursekit.app.hub.lti.sync", str(layout.data), "--every", str(settings.lti_sync_every)]})

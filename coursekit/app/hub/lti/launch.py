@@ -6,15 +6,14 @@
     /hub/lti/config            the tool's configuration JSON (Canvas "Paste JSON"/"Enter URL")
 
 What they add to ltiauthenticator's: the deployment id and the course (context) checked, a nonce used
-once only (kept server-side, so a captured launch posted again is refused even with its cookies), the
-roles mapped (roles.py), the Unix name from the documented claim (names.py), and every refusal a page
-that says what was wrong and what to do, before anything (user, account, server) is created.
+once only (kept on disk, nonces.py: a captured launch posted again is refused even with its cookies and
+after a hub restart), the roles mapped (roles.py), the Unix name from the documented claim (names.py),
+and every refusal a page that says what was wrong and what to do, before anything (user, account,
+server) is created. A launch from an assignment Deep Linking made opens that assignment (assignment.py).
 """
 from __future__ import annotations
 
 import json
-import threading
-import time
 
 from ltiauthenticator.lti13.error import InvalidAudienceError, TokenError, ValidationError
 from ltiauthenticator.lti13.handlers import LTI13CallbackHandler, LTI13LoginInitHandler
@@ -22,11 +21,11 @@ from jupyterhub.handlers import BaseHandler
 from tornado.web import HTTPError
 
 from coursekit.app.hub.lti import keys as tool_keys
+from coursekit.app.hub.lti.assignment import landing, linked_assignment
 from coursekit.app.hub.lti.names import LtiNameError, unix_name
 from coursekit.app.hub.lti.roles import course_role
 
 LTI = "https://purl.imsglobal.org/spec/lti/claim/"
-NONCE_TTL_S = 900        # longer than ltiauthenticator's id_token max_age (600 s): a replay is always caught
 
 
 class Refused(HTTPError):
@@ -36,24 +35,6 @@ class Refused(HTTPError):
         super().__init__(status, "%s", f"This launch from the LMS was refused: {what}. Nothing was created. {fix}")
 
 
-class UsedNonces:
-    """Nonces of accepted launches, forgotten after NONCE_TTL_S (the id_token is expired by then)."""
-
-    def __init__(self):
-        self.seen: dict[str, float] = {}
-        self.lock = threading.Lock()
-
-    def first_use(self, nonce: str) -> bool:
-        now = time.monotonic()
-        with self.lock:
-            self.seen = {n: t for n, t in self.seen.items() if now - t < NONCE_TTL_S}
-            if nonce in self.seen:
-                return False
-            self.seen[nonce] = now
-            return True
-
-
-NONCES = UsedNonces()
 AGAIN = "Open the course again from the LMS."
 ASK = "If it happens again, tell the course's instructor (docs/LMS.md, launch errors)."
 
@@ -107,6 +88,7 @@ class Launch(LTI13CallbackHandler):
         deep_link = token.get(LTI + "message_type") == "LtiDeepLinkingRequest"
         if deep_link and course_role(token.get(LTI + "roles")) not in ("instructor", "ta"):
             raise Refused(403, "only the course's instructors and TAs add assignments", ASK)
+        lab = None if deep_link else linked_assignment(token)       # checked before anything is created
         user = await self.login_user(token)
         if user is None:
             raise Refused(403, "this person may not use the course's hub", ASK)
@@ -114,6 +96,9 @@ class Launch(LTI13CallbackHandler):
             from coursekit.app.hub.lti.deeplink import remember_request
 
             return self.redirect(f"{self.hub.base_url}lti/deeplink?id={remember_request(token, user.name)}")
+        if lab:             # a launch from an assignment Deep Linking made: that notebook (assignment.py)
+            role = course_role(token.get(LTI + "roles"))
+            return self.redirect(await landing(self.authenticator, user, role, lab, self.hub.base_url))
         await self.redirect_to_next_url(user)
 
     def decode_and_validate_launch_request(self):
@@ -132,7 +117,7 @@ class Launch(LTI13CallbackHandler):
             token["course_username"] = unix_name(token, platform.username_claim)
         except LtiNameError as error:
             raise Refused(400, str(error), ASK) from None
-        if not NONCES.first_use(token["nonce"]):
+        if not self.authenticator.used_nonces.first_use(token["nonce"]):
             raise Refused(400, "this launch was already used (a replayed id_token)", AGAIN)
         return token
 
