@@ -176,7 +176,8 @@ def pytest_runtest_teardown(item, nextitem):
 HUB_FILES = ("tests/test_hub.py", "tests/test_hub_browser.py", "tests/test_hub_grading_sandbox.py")
 SITE_FILES = ("tests/test_site.py", "tests/test_calculators_browser.py", "tests/test_site_quiz_browser.py",
               "tests/test_site_layout_browser.py")
-LONGEST = ("tests/test_hub.py", "tests/test_hub_browser.py", "tests/test_hub_stop.py", "tests/test_autograder_pipeline.py",
+LONGEST = ("tests/test_hub.py", "tests/test_hub_browser.py", "tests/test_hub_stop.py", "tests/test_hub_lti.py",
+           "tests/test_hub_lti_deeplink.py", "tests/test_hub_lti_sync.py", "tests/test_autograder_pipeline.py",
            "tests/test_autograder_distributed.py", "tests/test_site.py", "tests/test_calculators_browser.py", "tests/test_site_quiz_browser.py",
            "tests/test_autograder_adversarial_batch.py",
            "tests/test_notebooks.py", "tests/test_course_start_browser.py", "tests/test_labs_contract.py",
