@@ -104,7 +104,11 @@ npm_ci() {  # $1 = folder with package.json and package-lock.json, $2 = what it 
 }
 # Class accounts cannot write __pycache__ into this root-owned environment: compile it once per install
 # (coursekit/app/precompile.py), not at every hub start.
-compile_env() { "$venv/bin/python" -m coursekit.app.precompile; }
+compile_env() {
+  local want; want="$(sha256sum "$stamp" | cut -c1-16)"
+  if [ -f "$venv/.course-compiled" ] && [ "$(cat "$venv/.course-compiled")" = "$want" ]; then return; fi
+  "$venv/bin/python" -m coursekit.app.precompile
+}
 
 install_axe() { npm_ci tests/a11y "axe-core (the accessibility tests)"; }
 install_site_js() { npm_ci coursekit/app/site "MathJax, RequireJS and the widgets' HTML manager (the website)"; }
@@ -119,7 +123,7 @@ case "$cmd" in
     make_venv; pip_install "[test,hub,site]"; compile_env; install_browser; install_axe; install_site_js
     exec "$venv/bin/python" -m pytest "$@" ;;
   hub)
-    make_venv; pip_install "[hub]"; compile_env
+    make_venv; pip_install "[hub]"; [ "${1:-}" = stop ] || compile_env    # stopping a class starts no server
     exec "$venv/bin/course" hub "$@" ;;
   site)
     make_venv; pip_install "[site]"; install_site_js

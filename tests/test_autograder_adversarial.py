@@ -10,7 +10,6 @@ import ast
 import json
 import os
 import socket
-import sys
 import uuid
 from pathlib import Path
 
@@ -20,21 +19,7 @@ from autograder.judge.engine import GradingPool, Limits
 from autograder.sandbox.confine import UID_BASE, processes_of
 from autograder.spec import load_spec
 
-FIXTURES = Path(__file__).parent / "fixtures" / "autograder"
-
-def _catalog():
-    """The toy lab's submission catalog, under a name no other fixture folder can shadow."""
-    import importlib.util
-
-    name = "autograder_toy_lab_submissions"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, FIXTURES / "submissions.py")
-        sys.modules[name] = module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-catalog = _catalog()
+from toy_lab import catalog
 
 SECRET = b"adversarial-suite-secret"
 # Short limits keep the suite quick; a busy loop reaches 2 CPU-seconds well before the wall clock,

@@ -6,7 +6,6 @@ import math
 import os
 import shutil
 import stat
-import sys
 from pathlib import Path
 
 import nbformat
@@ -22,21 +21,7 @@ from autograder.judge.flags import scan_source
 from autograder.judge.hidden import check_task, hidden_cases
 from autograder.spec import Case, load_spec
 
-FIXTURES = Path(__file__).parent / "fixtures" / "autograder"
-
-def _catalog():
-    """The toy lab's submission catalog, under a name no other fixture folder can shadow."""
-    import importlib.util
-
-    name = "autograder_toy_lab_submissions"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, FIXTURES / "submissions.py")
-        sys.modules[name] = module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-catalog = _catalog()
+from toy_lab import FIXTURES, catalog
 
 SPEC = load_spec(catalog.SPEC_FILE)
 

@@ -10,17 +10,10 @@ import subprocess
 
 import pytest
 
-from lms_emulator import EmulatedLMS
+from lti_hub import lms  # noqa: F401  (the emulated LMS fixture)
 from waiting import wait_for
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def lms():
-    running = EmulatedLMS().start()
-    yield running
-    running.stop()
 
 
 @pytest.fixture(scope="module")
