@@ -15,19 +15,24 @@ import json
 import shutil
 from pathlib import Path
 
+from coursekit.outline import load_outline
 from coursekit.progress_report import course_outline, lesson_exercises
 from coursekit.quiz.bank import MODULE_TEST_SHOW, Bank, Item, pool
 from coursekit.quiz.engine import Question, instantiate, key_text
 from coursekit.quiz.items import item_type
 
+from .progress_validator import write_validator
+
 VARIANTS = 8
 STATIC = Path(__file__).parent / "static"
-ASSETS = ("quiz-engine.js", "progress.js", "quiz.js", "quiz.css")
+# progress-validator.js is made at build time (progress_validator.py), before progress-format.js uses it
+ASSETS = ("quiz-engine.js", "progress-format.js", "progress.js", "progress-store.js", "quiz.js", "quiz.css")
 # Appended to the generated conf.py: quiz.js and its style on every page (they do nothing on a page
 # without a quiz, except the start page's progress table).
 CONF_LINES = '''
 html_static_path = ["_static"]
-html_js_files = ["quiz-engine.js", "progress.js", "quiz.js"]
+html_js_files = ["quiz-engine.js", "progress-validator.js", "progress-format.js", "progress.js", "progress-store.js",
+                 "quiz.js"]
 html_css_files = ["quiz.css"]
 '''
 
@@ -82,18 +87,27 @@ def outline(root: Path) -> list[dict]:
             for title, steps in course_outline(root)]
 
 
+def lab_modules(root: Path) -> dict[str, str]:
+    """Each lab's module, as the outline lists it (progress.lab_module asks the same): an imported lab
+    record without one is filed under it."""
+    return {lab.id: module.id for module in load_outline(root) for lab in module.labs}
+
+
 def progress_html(root: Path, module: str = "") -> str:
     """The progress table quiz.js fills from this browser's store: the whole course on the start page,
     one module (its id, e.g. "m1") on a module test's page."""
     data = [m for m in outline(root) if not module or any(s["key"] == module for s in m["steps"])]
     return (f'<div class="course-site-progress tex2jax_ignore mathjax_ignore" data-module="{html.escape(module)}">\n'
             f'{_json_script(data, "course-outline-data")}\n'
+            f'{_json_script(lab_modules(root), "course-lab-modules")}\n'
             '<noscript>Your progress is kept in this browser and needs JavaScript.</noscript>\n</div>')
 
 
 def copy_assets(static_dir: Path) -> None:
-    """quiz.js and its parts into the Sphinx source's _static (only when changed: Sphinx watches times)."""
+    """quiz.js and its parts into the Sphinx source's _static (only when changed: Sphinx watches times),
+    with the progress file's validator compiled from its schema."""
     static_dir.mkdir(parents=True, exist_ok=True)
+    write_validator(static_dir)
     for name in ASSETS:
         target = static_dir / name
         text = (STATIC / name).read_bytes()

@@ -1,68 +1,13 @@
 /* The site's quizzes, module tests and progress table (coursekit/app/site/quizzes.py puts their data in the
    pages). Answers are checked by quiz-engine.js, the same rules as the JupyterLab widget; progress is
-   kept in this browser's localStorage in the JupyterLab progress store's own format, so a file
-   exported here is read by `course progress --import`, and one from `course progress --export` here.
-   Nothing is fetched: everything a page needs is in it. */
+   kept by progress-store.js in the JupyterLab progress store's own format and reported and imported
+   by progress.js. Nothing is fetched: everything a page needs is in it. */
 (function () {
   "use strict";
   const E = window.CourseQuizEngine;
-  // one store per site: the address of the site's root (Sphinx marks each page's way to it), so two
-  // course sites on one web server, or two copies opened from disk, keep their own progress
-  const SITE_ROOT = new URL(document.documentElement.dataset.content_root || "./", location.href).pathname;
-  const STORE_KEY = `llm-course-progress:${SITE_ROOT}`;
-  const SCHEMA = 1;
-  const SECTIONS = ["quizzes", "module_tests", "labs"];
+  const S = window.CourseProgressStore;   // progress-store.js: this browser's progress store
+  const loadStore = S.load, update = S.update, now = S.now;
   const LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
-
-  // --- the store ----------------------------------------------------------------------------------
-
-  function now() {   // as Python writes it: 2026-11-25T23:24:22+00:00
-    return new Date().toISOString().slice(0, 19) + "+00:00";
-  }
-
-  function randomHex(n) {
-    const bytes = new Uint8Array(n);
-    crypto.getRandomValues(bytes);
-    return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("").slice(0, n);
-  }
-
-  function emptyStore() {
-    return { schema: SCHEMA, learner: randomHex(12), quizzes: {}, module_tests: {}, labs: {}, recovered: [] };
-  }
-
-  function isStore(data) {
-    return data && typeof data === "object" && data.schema === SCHEMA && typeof data.learner === "string"
-      && SECTIONS.every((k) => data[k] && typeof data[k] === "object" && !Array.isArray(data[k]))
-      && Array.isArray(data.recovered);
-  }
-
-  function loadStore() {
-    /* This browser's store; one that cannot be read is kept aside (never dropped) and a fresh one started. */
-    let text = null;
-    try { text = localStorage.getItem(STORE_KEY); } catch (err) { return emptyStore(); }
-    if (text === null) { const fresh = emptyStore(); saveStore(fresh); return fresh; }
-    let data = null, error = "";
-    try { data = JSON.parse(text); if (!isStore(data)) error = "not a progress store of schema 1"; } catch (err) { error = String(err); }
-    if (!error) return data;
-    const backup = `${STORE_KEY}.corrupt-${Date.now()}`;
-    const fresh = emptyStore();
-    try { localStorage.setItem(backup, text); } catch (err) { /* full: the note below still says so */ }
-    fresh.recovered.push({ time: now(), backup, error });
-    saveStore(fresh);
-    return fresh;
-  }
-
-  function saveStore(data) {
-    try { localStorage.setItem(STORE_KEY, JSON.stringify(data)); return ""; }
-    catch (err) { return `(Your answer was checked but could not be saved in this browser: ${err.message})`; }
-  }
-
-  function update(change) {
-    const data = loadStore();
-    const result = change(data);
-    const problem = saveStore(data);
-    return { result, problem };
-  }
 
   // --- seeds: a per-browser learner id, the attempt number, and a small seeded generator ---------------
 
@@ -512,7 +457,7 @@
     document.dispatchEvent(new CustomEvent("course-progress-changed"));
   });
 
-  function progressBlock(root, outline, withTransfer) {
+  function progressBlock(root, outline, labModules, withTransfer) {
     const table = el("div", { class: "course-progress" });
     const status = el("p", { class: "course-progress-status", role: "status" });
     const draw = () => {
@@ -548,7 +493,7 @@
         const text = await file.text();
         try {
           const incoming = R.readExport(text, file.name);
-          const { result } = update((data) => R.merge(data, incoming));
+          const { result } = update((data) => R.merge(data, incoming, labModules));
           status.textContent = `Imported ${file.name}: ${result.added} attempt(s) and check(s) added, best results kept.`;
           document.dispatchEvent(new CustomEvent("course-progress-changed"));
         } catch (err) {
@@ -573,9 +518,10 @@
     }
     for (const root of document.querySelectorAll(".course-site-progress")) {
       const outline = JSON.parse(root.querySelector("script.course-outline-data").textContent);
+      const labModules = JSON.parse(root.querySelector("script.course-lab-modules").textContent);
       const mount = el("div", { class: "course-progress-mount" });
       root.append(mount);
-      progressBlock(mount, outline, !root.dataset.module);
+      progressBlock(mount, outline, labModules, !root.dataset.module);
     }
   }
 
