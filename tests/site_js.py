@@ -30,6 +30,14 @@ def validator() -> Path:
     return write_validator(Path(tempfile.mkdtemp(prefix="progress-validator-")))
 
 
+def types_script() -> Path:
+    """Every registered item type's browser code, assembled as a site build does (for each call: a test
+    may have registered a type of its own)."""
+    from coursekit.app.site.quizzes import write_types_script
+
+    return write_types_script(Path(tempfile.mkdtemp(prefix="quiz-item-types-")))
+
+
 def node(request: dict):
     """Send one request to tests/site_js/run.js; its JSON answer."""
     exe = shutil.which("node")
@@ -37,6 +45,7 @@ def node(request: dict):
         pytest.fail("node not found: the site's quiz parity tests run its JavaScript in node (Debian's nodejs, "
                     "installed by ./course.sh test)")
     done = subprocess.run([exe, str(RUNNER)], input=json.dumps(request), capture_output=True, text=True, timeout=600,
-                          env={**os.environ, "COURSE_PROGRESS_VALIDATOR": str(validator())})
+                          env={**os.environ, "COURSE_PROGRESS_VALIDATOR": str(validator()),
+                               "COURSE_QUIZ_TYPES": str(types_script())})
     assert done.returncode == 0, f"node failed:\n{done.stderr[-3000:]}"
     return json.loads(done.stdout)

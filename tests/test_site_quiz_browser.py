@@ -31,7 +31,7 @@ def question(fieldset):
     return instantiate(ITEMS[fieldset.get_attribute("data-item")], int(fieldset.get_attribute("data-variant")))
 
 
-OURS = ("quiz-engine.js", "progress-validator.js", "progress-format.js", "progress.js", "progress-store.js", "quiz.js")
+OURS = ("quiz-types.js", "quiz-engine.js", "quiz-item-types.js", "progress-validator.js", "progress-format.js", "progress.js", "progress-store.js", "quiz.js")
 
 
 def watch_errors(page) -> list[str]:

@@ -4,7 +4,10 @@
 const path = require("path");
 const fs = require("fs");
 const STATIC = path.join(__dirname, "..", "..", "coursekit", "app", "site", "static");
+require(path.join(STATIC, "quiz-types.js"));
 const E = require(path.join(STATIC, "quiz-engine.js"));
+// the item types' browser code, assembled as a site build does (tests/site_js.py names the file)
+require(process.env.COURSE_QUIZ_TYPES);
 // the progress file's validator is compiled at build time (coursekit/app/site/progress_validator.py):
 // tests/site_js.py makes it once per test run and names it here
 globalThis.CourseProgressValidator = require(process.env.COURSE_PROGRESS_VALIDATOR);

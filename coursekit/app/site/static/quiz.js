@@ -5,6 +5,7 @@
 (function () {
   "use strict";
   const E = window.CourseQuizEngine;
+  const T = window.CourseQuizTypes;      // quiz-types.js: each item type's browser code, by name
   const S = window.CourseProgressStore;   // progress-store.js: this browser's progress store
   const loadStore = S.load, update = S.update, now = S.now;
   const LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
@@ -66,6 +67,8 @@
     return node;
   }
 
+  const UI = { el, toHtml, escapeHtml, LETTERS };     // what an item type's render() builds its controls with
+
   function feedbackHtml(outcome, { note = "", explain = false, key = "" } = {}) {
     if (!outcome) return `<div class="course-quiz-feedback course-quiz-hint">${toHtml(note)}</div>`;
     const shown = E.shownFeedback(outcome);
@@ -84,7 +87,8 @@
   let uid = 0;
 
   class QuestionView {
-    /* One question: stem as the legend of its fieldset, radio buttons, checkboxes or a number box. */
+    /* One question: stem as the legend of its fieldset, and its type's controls (radio buttons, checkboxes,
+       a number box: the type's site.js). */
     constructor(item, variantIndex, number) {
       this.item = item;
       this.variant = item.variants[variantIndex];
@@ -92,56 +96,19 @@
       const id = `cq${++uid}`;
       this.box = el("fieldset", { class: "course-quiz-item", "data-item": item.id, "data-variant": variantIndex });
       this.box.append(el("legend", { class: "course-quiz-stem" }, `<b>${number}.</b> ${toHtml(this.variant.stem)}`));
-      if (item.type === "single" || item.type === "multi") {
-        const list = el("div", { class: "course-quiz-options" });
-        if (item.type === "multi") list.append(el("p", { class: "course-quiz-multi-hint" }, "Select every answer that applies."));
-        this.inputs = this.variant.order.map((index, pos) => {
-          const input = el("input", { type: item.type === "single" ? "radio" : "checkbox", name: id, id: `${id}-${pos}`, value: index });
-          const label = el("label", { class: "course-quiz-option", for: `${id}-${pos}` });
-          label.append(input, el("span", {}, `${LETTERS[pos]}. ${toHtml(this.variant.options[index].text)}`));
-          list.append(label);
-          return input;
-        });
-        this.box.append(list);
-      } else {
-        const units = item.units ? `, in ${item.units}` : "";
-        const row = el("div", { class: "course-quiz-number-row" });
-        row.append(el("label", { for: `${id}-n` }, escapeHtml(`Answer to question ${number}${units}:`)));
-        this.input = el("input", { type: "text", id: `${id}-n`, class: "course-quiz-number", inputmode: "decimal",
-          autocomplete: "off", spellcheck: "false", placeholder: "e.g. 36500 or 0.075" });
-        this.inputs = [this.input];
-        row.append(this.input);
-        if (item.units) row.append(el("span", { class: "course-quiz-units", "aria-hidden": "true" }, escapeHtml(item.units)));
-        this.box.append(row);
-      }
+      this.type = T.get(item.type);     // its controls, from its site.js
+      this.type.render(this, id, UI);
       this.feedback = el("div", { class: "course-quiz-feedback-area", "aria-live": "polite" });
     }
 
     response() {
       /* The response, null when none; throws UnreadableNumber for a number it will not guess at. */
-      if (this.item.type === "single") {
-        const on = this.inputs.find((i) => i.checked);
-        return on ? Number(on.value) : null;
-      }
-      if (this.item.type === "multi") {
-        const on = this.inputs.filter((i) => i.checked).map((i) => Number(i.value));
-        return on.length ? on : null;
-      }
-      const text = this.input.value.trim();
-      if (!text) return null;
-      this.reading = E.readNumber(this.input.value, this.item.units || "");
-      return this.reading.value;
+      return this.type.response(this);
     }
 
-    readAs() {
-      return this.item.type === "single" || this.item.type === "multi" || !this.reading ? "" : this.reading.how;
-    }
+    readAs() { return this.type.readAs(this); }
 
-    setResponse(response) {
-      if (this.item.type === "single") this.inputs.forEach((i) => { i.checked = Number(i.value) === response; });
-      else if (this.item.type === "multi") this.inputs.forEach((i) => { i.checked = response.includes(Number(i.value)); });
-      else this.input.value = E.formatG(response, 10, true);
-    }
+    setResponse(response) { this.type.setResponse(this, response); }
 
     disable() { this.inputs.forEach((i) => { i.disabled = true; }); }
   }
@@ -255,8 +222,7 @@
         return null;
       }
       if (response === null) {    // a number box is typed in, not chosen from (ItemType.empty_note)
-        const note = view.item.type === "single" || view.item.type === "multi" ? "Choose an answer first." : "Type a number first.";
-        view.feedback.innerHTML = feedbackHtml(null, { note });
+        view.feedback.innerHTML = feedbackHtml(null, { note: view.type.emptyNote });
         return null;
       }
       const outcome = E.grade(view.item, view.variant, response);
