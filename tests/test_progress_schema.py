@@ -121,3 +121,20 @@ def test_every_place_a_learner_is_told_about_is_tested():
     told = " ".join(t for _, _, found in CASES for t in found)
     untested = [t for t in texts(schema()) if t.split("{")[0].strip() not in told]
     assert list(texts(schema())) and not untested, untested
+
+
+def test_a_site_built_before_npm_ci_says_how_to_get_its_validator(tmp_path):
+    from coursekit.app.site.progress_validator import validator_js
+
+    with pytest.raises(RuntimeError, match=r"ajv not found.*progress validator.*\./course\.sh site.*npm ci"):
+        validator_js(node_modules=tmp_path / "node_modules")
+
+
+def test_the_compiled_validator_stands_alone(tmp_path):
+    """What the page loads needs no ajv and fetches nothing: no require(), no import, no network call."""
+    from coursekit.app.site.progress_validator import write_validator
+
+    text = write_validator(tmp_path).read_text(encoding="utf-8")
+    assert "CourseProgressValidator" in text and "ajv" in text.splitlines()[1]
+    for word in ("require(", "import(", "fetch(", "XMLHttpRequest", "eval("):
+        assert word not in text, word
