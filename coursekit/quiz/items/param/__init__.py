@@ -2,7 +2,8 @@
 differs from numeric's: it is answered, shown in a notebook and graded in the browser as a number is."""
 from pathlib import Path
 
-from ..numeric import NumericNotebook, NumericWidget
+from ..numeric.notebook import NumericNotebook
+from ..numeric.widget import NumericWidget
 from ..registry import register
 from .model import Param
 
