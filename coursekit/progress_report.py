@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import html
 import re
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from . import progress
@@ -219,12 +219,24 @@ def report_html(modules: list[Module], link_from: str = "course") -> str:
 
 
 # What `course progress` prints and the start page shows (progress.py keeps the store; this reads it).
-def format_summary() -> str:
-    """`course progress`: every lesson, lab and module test with its state."""
-    lines = [f"Progress store: {progress.store_path()}"]
-    for note in progress.load()["recovered"]:
+def summary_report(root: Path | None = None, data: dict | None = None) -> dict:
+    """`course progress`'s report as data (`--json` prints it; the text is made from it): the store, any
+    unreadable store it backed up, and every lesson, lab and module test with its state, in course order."""
+    data = progress.load() if data is None else data
+    modules = course_report(root, data)
+    upcoming = next_item(modules)
+    return {"store": str(progress.store_path()), "recovered": data["recovered"],
+            "modules": [{"title": m.title, "done": m.done, "items": [asdict(i) for i in m.items]} for m in modules],
+            "next": asdict(upcoming) if upcoming else None, "meaning": MEANING}
+
+
+def format_summary(report: dict | None = None) -> str:
+    """`course progress`: every lesson, lab and module test with its state (`report`: summary_report's)."""
+    report = summary_report() if report is None else report
+    lines = [f"Progress store: {report['store']}"]
+    for note in report["recovered"]:
         lines.append(f"NOTE: an unreadable store was backed up to {note['backup']} on {note['time']} ({note['error']})")
-    lines.append(format_report(course_report()))
+    lines.append(format_report([Module(m["title"], [Item(**i) for i in m["items"]]) for m in report["modules"]]))
     return "\n".join(lines)
 
 

@@ -78,10 +78,10 @@ def test_no_notebook_imports_the_course_command():
 
 
 def test_the_course_command_machinery_lives_in_app():
-    """What `course` runs (start, doctor, terminal, kernel, saving, work copies, torch wheel, hub,
-    site) is under coursekit/app/, not among the library's modules."""
+    """What `course` runs (start, doctor, terminal, kernel, saving, work copies, torch wheel, progress,
+    tutor, hub, site) is under coursekit/app/, not among the library's modules."""
     machinery = ["cli", "doctor", "terminal", "kernel", "saving", "contents", "modes", "work", "torch_wheel",
-                 "progress_transfer", "nbtools", "quiz_cli", "hub", "site"]
+                 "progress_transfer", "progress_cli", "tutor_cli", "nbtools", "quiz_cli", "hub", "site"]
     for name in machinery:
         assert (ROOT / "coursekit" / "app" / f"{name}.py").exists() or (ROOT / "coursekit" / "app" / name).is_dir(), name
         assert not (ROOT / "coursekit" / f"{name}.py").exists() and not (ROOT / "coursekit" / name).exists(), name

@@ -1,8 +1,11 @@
-"""Each quiz item type is one class (coursekit/quiz/items/): no caller branches on a type's name, and
-a type defined here, in one class, works everywhere a built-in one does (issue 27)."""
+"""Each quiz item type is one folder (coursekit/quiz/items/<type>/): its model, widget, graded-notebook
+view and browser code. No caller, in Python or in the website's JavaScript, branches on a type's name,
+and a type defined here (three small classes and a script) works everywhere a built-in one does, the
+browser included (issues 27 and 41)."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 from typing import Any
 
@@ -12,12 +15,14 @@ from autograder.quiz.assignment import answer_hint, question_markdown
 from autograder.quiz.scoring import choice_label, score_answer
 from coursekit.quiz.bank import BankError, Option, load_bank, read_bank
 from coursekit.quiz.engine import Outcome, Question, build_quiz, grade, instantiate, key_text, render
-from coursekit.quiz.items import ITEM_TYPES, ItemType, register
+from coursekit.quiz.items import ITEM_TYPES, ItemModel, NotebookView, WidgetView, register, site_scripts
 from coursekit.quiz.selftest import check_banks
-from coursekit.app.site.quizzes import export_item
+from coursekit.app.site.quizzes import export_item, types_script
+from site_js import node
 
 REPO = Path(__file__).resolve().parents[1]
 ITEMS = REPO / "coursekit" / "quiz" / "items"
+STATIC = REPO / "coursekit" / "app" / "site" / "static"
 BUILT_IN = {"single", "multi", "numeric", "param"}
 NAMES = frozenset(ITEM_TYPES)    # every registered type's name, a future built-in one included
 
@@ -52,7 +57,32 @@ def test_built_in_types_are_the_registered_ones():
     assert set(ITEM_TYPES) >= BUILT_IN
     assert list(ITEM_TYPES)[:4] == ["single", "multi", "numeric", "param"]   # the order authors read
     for name in BUILT_IN:
-        assert (ITEMS / f"{name}.py").is_file() and ITEM_TYPES[name].name == name
+        assert ITEM_TYPES[name].name == name and (ITEMS / name / "site.js") in ITEM_TYPES[name].scripts
+        assert (ITEMS / name / "model.py").is_file() and (ITEMS / name / "__init__.py").is_file()
+
+
+def test_the_site_assembles_every_types_browser_code_in_the_registrys_order():
+    scripts = site_scripts()
+    assert scripts[0] == ITEMS / "choice.js" and scripts.index(ITEMS / "numeric" / "site.js") < scripts.index(
+        ITEMS / "param" / "site.js")                              # param's builds on numeric's
+    assert len(scripts) == len(set(scripts)) == 5
+    assembled = types_script()
+    assert all(p.read_text(encoding="utf-8") in assembled for p in scripts)
+
+
+JS_TYPE_NAME = re.compile(r"""\.type\s*[!=]==?\s*["'](\w+)["']|["'](\w+)["']\s*[!=]==?\s*\w+\.type\b""")
+
+
+def test_no_type_name_branches_in_the_websites_code():
+    """quiz-engine.js and quiz.js look a type up in quiz-types.js's table, as Python does in ITEM_TYPES."""
+    def names(line: str) -> set[str]:
+        return {n for match in JS_TYPE_NAME.finditer(line) for n in match.groups() if n in NAMES}
+
+    found = [f"{p.name}:{n}: {line.strip()}" for p in sorted(STATIC.glob("*.js"))
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if names(line)]
+    assert not found, "\n".join(found)
+    assert names('if (item.type === "single") {') == {"single"} and names("'multi' == view.type") == {"multi"}
+    assert not names('event.target.type === "checkbox"')
 
 
 def test_no_type_name_branches_outside_the_item_classes():
@@ -65,18 +95,18 @@ def test_no_type_name_branches_outside_the_item_classes():
 
 
 def test_coursekit_quiz_items_never_import_the_grader():
-    files = sorted(ITEMS.glob("*.py"))
-    assert len(files) >= 5, files
-    for path in files:
+    paths = sorted(ITEMS.rglob("*.py"))
+    assert len(paths) > 10
+    for path in paths:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         modules = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
         modules += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
         assert not [m for m in modules if m.split(".")[0] == "autograder"], path
 
 
-# --- 2. a new type is one class ----------------------------------------------------------------------
+# --- 2. a new type is one folder: a model, two views and its browser code -------------------------------
 
-class TrueFalse(ItemType):
+class TrueFalse(ItemModel):
     """A statement the learner marks true or false; stored as the two options True and False."""
     name = "truefalse"
     keys = frozenset({"correct", "why_true", "why_false"})
@@ -109,18 +139,28 @@ class TrueFalse(ItemType):
         key = self.correct_response(q)
         return [] if self.grade(q, key).correct and not self.grade(q, not key).correct else ["key not decisive"]
 
-    def widget(self, view) -> list:
+    def site_seeds(self, item, variants: int) -> list[int]:
+        return [0]
+
+    def export_variant(self, q: Question) -> dict:
+        return {"answer": self.correct_response(q), "feedback": dict(zip(("true", "false"), q.option_feedback))}
+
+
+class TrueFalseWidget(WidgetView):
+    def build(self, view) -> list:
         import ipywidgets as widgets
 
         view.input = widgets.RadioButtons(options=[("True", True), ("False", False)], value=None)
         return [view.input]
 
-    def widget_response(self, view) -> Any:
+    def response(self, view) -> Any:
         return view.input.value
 
-    def set_widget_response(self, view, response: Any) -> None:
+    def set_response(self, view, response: Any) -> None:
         view.input.value = response
 
+
+class TrueFalseNotebook(NotebookView):
     def markdown(self, q: Question) -> list[str]:
         return ["*(true or false)*"]
 
@@ -138,16 +178,30 @@ class TrueFalse(ItemType):
     def choice_label(self, q: Question, response: Any) -> list[str]:
         return [str(response)]
 
-    def site_seeds(self, item, variants: int) -> list[int]:
-        return [0]
 
-    def export_variant(self, q: Question) -> dict:
-        return {"answer": self.correct_response(q), "feedback": dict(zip(("true", "false"), q.option_feedback))}
+SITE_JS = """(function (T) {
+  T.register("truefalse", {
+    emptyNote: "Choose true or false first.",
+    grade(item, variant, response) {
+      const right = response === variant.answer;
+      return { correct: right, feedback: variant.feedback[response ? "true" : "false"], explanation: variant.explanation,
+        response };
+    },
+    render(view, id, ui) { view.inputs = []; },
+    response(view) { return null; },
+    readAs() { return ""; },
+    setResponse(view, response) {},
+  });
+})(globalThis.CourseQuizTypes);
+"""
 
 
 @pytest.fixture
-def truefalse():
-    register(TrueFalse)
+def truefalse(tmp_path):
+    script = tmp_path / "truefalse" / "site.js"
+    script.parent.mkdir()
+    script.write_text(SITE_JS, encoding="utf-8")
+    register(TrueFalse, TrueFalseWidget, TrueFalseNotebook, [script])
     yield ITEM_TYPES["truefalse"]
     ITEM_TYPES.remove("truefalse")
 
@@ -179,15 +233,21 @@ def test_an_unregistered_type_is_refused_naming_the_known_ones(tmp_path):
 
 
 def test_a_type_missing_a_method_cannot_register():
-    class Half(ItemType):
+    class Half(ItemModel):
         name = "half"
 
         def read(self, r, data, item_id):
             return {}
 
     with pytest.raises(TypeError, match="abstract"):
-        register(Half)
+        register(Half, TrueFalseWidget, TrueFalseNotebook, [ITEMS / "single" / "site.js"])
     assert "half" not in ITEM_TYPES
+
+
+def test_a_type_without_its_browser_code_cannot_register(tmp_path):
+    with pytest.raises(ValueError, match="truefalse.*browser code.*site.js"):
+        register(TrueFalse, TrueFalseWidget, TrueFalseNotebook, [tmp_path / "site.js"])
+    assert "truefalse" not in ITEM_TYPES
 
 
 def test_a_new_type_in_one_class_validates_draws_grades_and_is_scored(truefalse, tmp_path):
@@ -225,3 +285,9 @@ def test_a_new_type_in_one_class_validates_draws_grades_and_is_scored(truefalse,
     assert "Because 1 is odd." in view.questions[0].feedback.value and view.questions[0].input.disabled
     exported = export_item(bank.items[1])
     assert exported["type"] == "truefalse" and exported["variants"][0]["answer"] is False
+
+    # the website: its site.js joins the table of types and the browser's engine dispatches to it
+    assert SITE_JS in types_script()
+    cases = [[0, 0, "choice", False], [0, 0, "choice", True]]
+    got = node({"op": "grade", "items": [exported], "cases": cases})
+    assert [(g["correct"], g["feedback"]) for g in got] == [(True, "Because 1 is odd."), (False, "Because 1 is even.")]

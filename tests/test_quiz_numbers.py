@@ -124,7 +124,7 @@ def test_percent_or_fraction_is_read_both_ways_and_a_factor_of_100_is_named():
     """M1 L1 asks MFU as a fraction: "39%" is read as 0.39; an item in % takes the fraction too, said how
     it was read; a percent typed bare where a fraction is asked gets the factor-of-100 line."""
     from coursekit.quiz.engine import grade, instantiate
-    from coursekit.quiz.items.numeric import HUNDREDFOLD
+    from coursekit.quiz.items.numeric.model import HUNDREDFOLD
 
     assert read_number("39%").value == pytest.approx(0.39)
     assert read_number("39 percent").how == "Read your answer as 0.39 (39%, as a fraction)."

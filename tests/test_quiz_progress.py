@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from coursekit import progress, progress_report
-from coursekit.app.quiz_cli import register
+from coursekit.app.progress_cli import register
 
 
 @pytest.fixture
@@ -134,10 +134,29 @@ def test_progress_cli(store, capsys):
     register(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(["progress"])
     assert args.handler(args) == 0
-    assert "(lab3-kv-cache): all 4 tasks passed their visible tests" in capsys.readouterr().out
+    text = capsys.readouterr().out
+    assert "(lab3-kv-cache): all 4 tasks passed their visible tests" in text
     args = parser.parse_args(["progress", "--json"])
     assert args.handler(args) == 0
-    assert json.loads(capsys.readouterr().out)["m3"]["labs"]["lab3-kv-cache"]["checks"] == 1
+    report = json.loads(capsys.readouterr().out)
+    # --json is the same report as the text, as data: the text made from it is what `course progress` printed
+    assert progress_report.format_summary(report) + "\n" == text
+    lab = next(i for m in report["modules"] for i in m["items"] if "(lab3-kv-cache)" in i["title"])
+    assert (lab["state"], lab["detail"]) == ("done", "all 4 tasks passed their visible tests at your best check")
+    assert report["store"] == str(store) and report["next"]["title"].startswith("Lesson 1")
+
+
+def test_progress_json_says_a_recovered_store_and_the_end(store, monkeypatch):
+    store.parent.mkdir(parents=True, exist_ok=True)
+    store.write_text("{not json")
+    with pytest.warns(progress.CorruptStoreWarning):
+        report = progress_report.summary_report()
+    assert report["recovered"][0]["backup"].startswith(str(store.parent))
+    assert "NOTE: an unreadable store was backed up to" in progress_report.format_summary(report)
+    monkeypatch.setattr(progress_report, "course_report", lambda root, data: [])
+    report = progress_report.summary_report()
+    assert report["next"] is None and report["modules"] == []
+    assert progress_report.format_summary(report).endswith("Everything is done.\n" + progress_report.MEANING)
 
 
 def test_show_progress_displays_summary(store, monkeypatch):

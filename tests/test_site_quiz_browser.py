@@ -31,7 +31,7 @@ def question(fieldset):
     return instantiate(ITEMS[fieldset.get_attribute("data-item")], int(fieldset.get_attribute("data-variant")))
 
 
-OURS = ("quiz-engine.js", "progress.js", "quiz.js")
+OURS = ("quiz-types.js", "quiz-engine.js", "quiz-item-types.js", "progress-validator.js", "progress-format.js", "progress.js", "progress-store.js", "quiz.js")
 
 
 def watch_errors(page) -> list[str]:
@@ -312,6 +312,32 @@ def test_progress_this_browser_cannot_read_is_kept_aside_and_said(site_url, page
     assert page.locator(".course-quiz-history").inner_text() == "Attempt 2. Earlier attempts: #1: 0/1."
     assert page.locator(".course-site-quiz fieldset.course-quiz-item").count() == BANKS["m1-l2"].show
     assert not errors, errors
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_a_file_is_checked_against_the_schema_offline_from_the_folder(site, page, tmp_path):  # noqa: F811
+    """The start page opened as a file (file://, nothing else reachable): the validator compiled from
+    coursekit/progress.schema.json at build time refuses a bad file in `course progress --import`'s words."""
+    from coursekit.app.progress_transfer import read_export
+
+    inside = site.resolve().as_uri() + "/"
+    outside = []
+    page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(inside)
+               else (outside.append(route.request.url), route.abort()))
+    errors = watch_errors(page)
+    page.goto(inside + "index.html")
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"schema": 1, "quizzes": {"m1-l1": {"attempts": [{"seed": 1, "shown": [2], "items": {}}]}}, '
+                   '"module_tests": {}, "labs": {"lab1-roofline": {"checks": [{"passed": 6, "total": 5}]}}}')
+    with pytest.raises(ValueError) as python:
+        read_export(bad.read_text(), "bad.json")
+    page.get_by_label("Import progress from a file", exact=False).set_input_files(str(bad))
+    status = page.locator(".course-progress-status", has_text="bad.json: not a course progress file")
+    status.wait_for()
+    assert status.inner_text() == str(python.value)
+    assert "quizzes.m1-l1.attempts[0].shown: expected a list of question ids" in status.inner_text()
+    assert not outside and not errors, (outside, errors)
 
 
 @pytest.mark.slow

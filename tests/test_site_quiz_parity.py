@@ -20,7 +20,7 @@ from coursekit.quiz.bank import load_all_banks
 from coursekit.quiz.engine import grade, outside_tolerance
 from coursekit.quiz.numbers import UnreadableNumber, read_number
 from coursekit.quiz.widgets import REPEATED_VERDICT
-from coursekit.app.site.quizzes import export_item, outline
+from coursekit.app.site.quizzes import export_item, lab_modules, outline
 from site_js import MALFORMED, node
 
 from test_site import ROOT
@@ -161,10 +161,17 @@ def test_report_and_merge_match_course_progress(tmp_path, monkeypatch):
         {"time": "2027", "prediction": 0.5, "answer": 0.43, "off_pct": 16.279, "close": False})
     incoming["exercises"]["m1-l2-x"] = {"lesson": "m1-l2", "reveals": [
         {"time": "2027", "prediction": 1.0, "answer": 2.0, "off_pct": -50.0, "close": False}]}
+    # a lab record without its module is filed where the outline lists the lab (its name's number when unlisted)
+    incoming["labs"]["lab3-kv-cache"] = {"checks": [{"time": "2027", "passed": 1, "total": 2}]}
+    incoming["labs"]["lab9-unlisted"] = {"checks": [{"time": "2027", "passed": 0, "total": 2}]}
     mine = json.loads(json.dumps(data))
     added = merge(mine, incoming)
-    got = node({"op": "merge", "data": data, "incoming": incoming})
-    assert (got["added"], got["data"]) == (added, mine) and added == 5
+    got = node({"op": "merge", "data": data, "incoming": incoming, "lab_modules": lab_modules(ROOT)})
+    assert (got["added"], got["data"]) == (added, mine) and added == 7
+    assert (mine["labs"]["lab3-kv-cache"]["module"], mine["labs"]["lab9-unlisted"]["module"]) == ("m3", "m9")
+    # the browser asks the outline the site was built from, not the lab's name
+    moved = node({"op": "merge", "data": data, "incoming": incoming, "lab_modules": {"lab3-kv-cache": "m7"}})
+    assert moved["data"]["labs"]["lab3-kv-cache"]["module"] == "m7"
     assert len(mine["exercises"]["m1-l1-mfu-70b"]["reveals"]) == 2
     assert mine["quizzes"]["m1-l2"]["attempts"][0]["items"]["d"]["correct"] is True
 

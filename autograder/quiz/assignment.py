@@ -17,7 +17,7 @@ import nbformat
 
 from coursekit.quiz.bank import Bank, BankError, pool, resolve_root
 from coursekit.quiz.engine import Question, build_quiz, derive_seed
-from coursekit.quiz.items import item_type
+from coursekit.quiz.items import notebook_view
 from coursekit.quiz.selftest import bank_problems
 
 from autograder.quiz_spec import QUIZ_FILE, grade_id, quiz_spec
@@ -98,12 +98,12 @@ def write_source(course: Course, bank_id: str, assignment: str, banks: Path | st
 
 def question_markdown(n: int, q: Question) -> str:
     """One question as the student sees it: stem and options or units; never the key or feedback."""
-    lines = [f"**{n}.** {q.stem}", *item_type(q.type).markdown(q)]
+    lines = [f"**{n}.** {q.stem}", *notebook_view(q.type).markdown(q)]
     return "\n\n".join(lines[:1]) + "\n\n" + "\n".join(lines[1:])
 
 
 def answer_hint(q: Question) -> str:
-    return item_type(q.type).answer_hint(q)
+    return notebook_view(q.type).answer_hint(q)
 
 
 def personalize(course: Course, assignment: str, students: list[str], secret: str) -> list[Path]:

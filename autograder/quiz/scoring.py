@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from coursekit.quiz.engine import Question, grade
-from coursekit.quiz.items import item_type
+from coursekit.quiz.items import notebook_view
 from coursekit.quiz.numbers import Reading
 
 from autograder.quiz.answers import Unreadable
@@ -12,7 +12,7 @@ from autograder.quiz.answers import Unreadable
 
 def to_response(q: Question, answer: Any) -> Any:
     """A student's written answer as an engine response; ValueError says what format was expected."""
-    return item_type(q.type).read_written(q, answer)
+    return notebook_view(q.type).read_written(q, answer)
 
 
 def score_answer(q: Question, answer: Any) -> tuple[bool, Any, str]:
@@ -37,4 +37,4 @@ def choice_label(q: Question, response: Any, answer: Any) -> list[str]:
     """What the student picked, in words analytics can count: option texts, or which number band."""
     if response is None:
         return ["(blank)" if answer is None else "(unreadable)"]
-    return item_type(q.type).choice_label(q, response)
+    return notebook_view(q.type).choice_label(q, response)

@@ -122,13 +122,16 @@ def build_parser() -> argparse.ArgumentParser:
         pass  # the quiz package is optional in a partial checkout
     else:
         register(sub)
+    from coursekit.app.progress_cli import register as register_progress
+
+    register_progress(sub)
     from coursekit.app.hub.cli import register as register_hub
 
     register_hub(sub)
     from coursekit.app.site.cli import register as register_site
 
     register_site(sub)
-    from coursekit.tutor.cli import register as register_tutor
+    from coursekit.app.tutor_cli import register as register_tutor
 
     register_tutor(sub)
     return parser

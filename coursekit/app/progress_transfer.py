@@ -5,7 +5,8 @@ progress store as it is (coursekit/progress.py's format, which the site keeps in
 Merging keeps everything: attempts and checks are added, never replaced, so every best result
 survives; an attempt both sides hold (the same quiz seed, the same submitted test) is kept once, with
 the further-along record of each answered question. static/progress.js merges the same way in the
-browser. A file that is not a progress file is refused with its name and the first problems found.
+browser. A file that is not a progress file (coursekit/progress.schema.json, checked on both sides) is
+refused with its name and the first problems found.
 """
 from __future__ import annotations
 
@@ -14,83 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from coursekit import progress
+from coursekit.progress_schema import problems
 
 MAX_PROBLEMS = 5
-
-
-def _is_int(x: Any) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool)
-
-
-def problems(data: Any) -> list[str]:
-    """What makes `data` not a progress store of schema 1, each with where it is ([] when it is one)."""
-    if not isinstance(data, dict):
-        return [f"expected a JSON object (a course progress file), found {type(data).__name__}"]
-    found = []
-    if data.get("schema") != progress.SCHEMA:
-        found.append(f"schema: expected {progress.SCHEMA}, found {json.dumps(data.get('schema'))}")
-    for key in progress.SECTIONS:
-        if not isinstance(data.get(key), dict):
-            found.append(f"{key}: expected an object, found {type(data.get(key)).__name__ if key in data else 'nothing'}")
-    if found:
-        return found
-    for bank, entry in data["quizzes"].items():
-        where = f"quizzes.{bank}"
-        if not isinstance(entry, dict) or not isinstance(entry.get("attempts"), list):
-            found.append(f"{where}: expected an object with a list of attempts")
-            continue
-        for n, a in enumerate(entry["attempts"]):
-            at = f"{where}.attempts[{n}]"
-            if not isinstance(a, dict) or not isinstance(a.get("seed"), (int, str)) or isinstance(a.get("seed"), bool):
-                found.append(f"{at}: expected an object with a seed")
-            elif not isinstance(a.get("shown"), list) or not all(isinstance(i, str) for i in a["shown"]):
-                found.append(f"{at}.shown: expected a list of question ids")
-            elif not isinstance(a.get("items"), dict):
-                found.append(f"{at}.items: expected an object")
-            else:
-                for item, r in a["items"].items():
-                    if not (isinstance(r, dict) and _is_int(r.get("tries")) and r["tries"] >= 1
-                            and isinstance(r.get("first_correct"), bool) and isinstance(r.get("correct"), bool)
-                            and isinstance(r.get("responses"), list)):
-                        found.append(f"{at}.items.{item}: expected tries (>= 1), first_correct, correct and responses")
-    for module, entry in data["module_tests"].items():
-        where = f"module_tests.{module}"
-        if not isinstance(entry, dict) or not isinstance(entry.get("attempts"), list):
-            found.append(f"{where}: expected an object with a list of attempts")
-            continue
-        for n, a in enumerate(entry["attempts"]):
-            if not (isinstance(a, dict) and isinstance(a.get("bank"), str) and _is_int(a.get("score"))
-                    and _is_int(a.get("total")) and 0 <= a["score"] <= a["total"] and isinstance(a.get("passed"), bool)):
-                found.append(f"{where}.attempts[{n}]: expected bank, score and total (0 <= score <= total) and passed")
-    found += _exercise_problems(data.get("exercises", {}))
-    for lab, entry in data["labs"].items():
-        where = f"labs.{lab}"
-        if not isinstance(entry, dict) or not isinstance(entry.get("checks"), list):
-            found.append(f"{where}: expected an object with a list of checks")
-            continue
-        for n, c in enumerate(entry["checks"]):
-            if not (isinstance(c, dict) and _is_int(c.get("passed")) and _is_int(c.get("total"))
-                    and 0 <= c["passed"] <= c["total"]):
-                found.append(f"{where}.checks[{n}]: expected passed and total (0 <= passed <= total)")
-    return found
-
-
-def _exercise_problems(exercises: Any) -> list[str]:
-    """The optional exercises section (older stores have none): id -> its lesson and the reveals."""
-    if not isinstance(exercises, dict):
-        return [f"exercises: expected an object, found {type(exercises).__name__}"]
-    found = []
-    for exercise, entry in exercises.items():
-        where = f"exercises.{exercise}"
-        if not isinstance(entry, dict) or not isinstance(entry.get("lesson"), str) or not isinstance(entry.get("reveals"), list):
-            found.append(f"{where}: expected an object with its lesson and a list of reveals")
-            continue
-        for n, r in enumerate(entry["reveals"]):
-            if not (isinstance(r, dict) and isinstance(r.get("time"), str) and isinstance(r.get("close"), bool)
-                    and all(isinstance(r.get(k), (int, float)) and not isinstance(r.get(k), bool)
-                            for k in ("prediction", "answer", "off_pct"))):
-                found.append(f"{where}.reveals[{n}]: expected time, prediction, answer, off_pct and close")
-    return found
 
 
 def read_export(text: str, name: str) -> dict:

@@ -1,14 +1,12 @@
-"""`course quiz ...` and `course progress`: register(subparsers) adds them to the course command.
+"""`course quiz ...`: register(subparsers) adds it to the course command (`course progress` is progress_cli.py).
 
     course quiz check [--root quizzes]
     course quiz new BANK [--root quizzes] [--module M]   a template bank that `check` accepts
     course quiz release|grade|analytics ...   runs `autograder quiz ...` (the instructor's tool)
-    course progress [--json] [--import FILE] [--export FILE]   (FILE: the course website's progress file)
 """
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 
@@ -51,30 +49,6 @@ def cmd_instructor(args: argparse.Namespace) -> int:
     return subprocess.run(command).returncode
 
 
-def cmd_progress(args: argparse.Namespace) -> int:
-    from coursekit import progress
-
-    if args.import_file or args.export_file:
-        from coursekit.app.progress_transfer import export_file, import_file
-
-        if args.import_file:
-            added = import_file(args.import_file)
-            print(f"Imported {args.import_file} into {progress.store_path()}: {added} attempt(s) and check(s) "
-                  "added, best results kept.")
-        if args.export_file:
-            export_file(args.export_file)
-            print(f"Exported {progress.store_path()} to {args.export_file}: import it on the course website "
-                  "(start page, Import progress).")
-        return 0
-    if args.json:
-        print(json.dumps(progress.summary(), indent=1))
-    else:
-        from coursekit.progress_report import format_summary
-
-        print(format_summary())
-    return 0
-
-
 def _guard(handler):
     """Turn expected failures (broken bank, unreadable file) into a message and exit 1."""
     def run(args: argparse.Namespace) -> int:
@@ -89,7 +63,7 @@ def _guard(handler):
 
 
 def register(subparsers) -> None:
-    """Add `quiz` (check; release, grade, analytics run autograder) and `progress` to an argparse subparsers object."""
+    """Add `quiz` (check; release, grade, analytics run autograder) to an argparse subparsers object."""
     quiz = subparsers.add_parser("quiz", help="check question banks; release, grade and analyse graded quizzes")
     sub = quiz.add_subparsers(dest="quiz_command", required=True)
 
@@ -110,10 +84,3 @@ def register(subparsers) -> None:
         p.add_argument("rest", nargs=argparse.REMAINDER)
         p.set_defaults(handler=_guard(cmd_instructor))
 
-    p = subparsers.add_parser("progress", help="per-module summary of quizzes, module tests and labs")
-    p.add_argument("--json", action="store_true", help="print the summary as JSON")
-    p.add_argument("--import", dest="import_file", metavar="FILE",
-                   help="merge a progress file exported from the course website (best results kept)")
-    p.add_argument("--export", dest="export_file", metavar="FILE",
-                   help="write this progress to FILE, for the course website's Import progress")
-    p.set_defaults(handler=_guard(cmd_progress))

@@ -6,7 +6,8 @@
 
 Layers: bank (schema, loading) -> engine (seeds, variants, scoring) -> selftest (prove each item)
 -> widgets/show (ipywidgets); the `course quiz` command is coursekit/app/quiz_cli.py. What differs per
-item type is one class per type in items/, which each layer calls. Graded quizzes are the instructor's:
+item type is one folder per type in items/ (its model, widget, graded-notebook view and browser code),
+which each layer calls through the registry. Graded quizzes are the instructor's:
 autograder/quiz/.
 
 The names below load on first use (PEP 562): every `course` command registers `course quiz` through

@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 import yaml
 
-from .items.base import ITEM_TYPES   # type name -> its class (coursekit/quiz/items), re-exported
+from .items.registry import ITEM_TYPES   # type name -> its kind (coursekit/quiz/items), re-exported
 
 BANK_KINDS = ("lesson-quiz", "module-test")
 ITEM_KEYS = frozenset({"id", "type", "stem", "explanation", "source", "values", "shuffle"})  # every type's
@@ -193,7 +193,7 @@ def _read_item(r: _Reader, data: Any, n: int, bank_id: str) -> Item | None:
     if kind not in ITEM_TYPES:
         r.problem(item_id, f"'type' must be one of {', '.join(ITEM_TYPES)}, got {kind!r}")
         return None
-    fields: dict[str, Any] = ITEM_TYPES[kind].read(r, data, item_id)
+    fields: dict[str, Any] = ITEM_TYPES[kind].model.read(r, data, item_id)
     values = data.get("values") or {}
     if not isinstance(values, dict):
         r.problem(item_id, "'values' must map names to {fn, args, scale}")
@@ -202,7 +202,7 @@ def _read_item(r: _Reader, data: Any, n: int, bank_id: str) -> Item | None:
     shuffle = data.get("shuffle", True)
     if not isinstance(shuffle, bool):
         r.problem(item_id, f"'shuffle' must be true or false, got {shuffle!r}")
-    known = ITEM_KEYS.union(*(t.keys for t in ITEM_TYPES.values()))
+    known = ITEM_KEYS.union(*(t.model.keys for t in ITEM_TYPES.values()))
     unknown = set(data) - known
     if unknown:
         r.problem(item_id, f"unknown keys {sorted(unknown)} (typo?)")

@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterable
 
 from ..seeds import derive_seed, rng_for  # noqa: F401  (quizzes' seeds, re-exported)
 from .bank import Bank, Item
-from .items.base import item_type
+from .items.registry import item_type
 from .numbers import read_number
 
 LETTERS = string.ascii_uppercase

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from .bank import Bank, Item, Problem, pool, scan_banks
 from .engine import ItemError, instantiate
-from .items.base import item_type
-from .items.numeric import implausible  # noqa: F401  (a numeric item's plausibility, re-exported)
+from .items.registry import item_type
+from .items.numeric.model import implausible  # noqa: F401  (a numeric item's plausibility, re-exported)
 
 SEEDS = tuple(range(8))   # variants tried per param item: enough to see them differ, cheap to run
 

@@ -15,7 +15,7 @@ from typing import Any, Callable
 import ipywidgets as widgets
 
 from .engine import Question, grade, key_text, Outcome
-from .items.base import item_type
+from .items.registry import widget_view
 from .numbers import UnreadableNumber
 
 STYLE = """<style>
@@ -105,8 +105,8 @@ class QuestionView:
     def __init__(self, q: Question, number: int):
         self.q, self.number = q, number
         stem = widgets.HTML(f"<div class='course-quiz-stem'><b>{number}.</b> {to_html(q.stem)}</div>", layout=FULL)
-        self.kind = item_type(q.type)       # its controls: set self.input (and any others) there
-        inputs = self.kind.widget(self)
+        self.kind = widget_view(q.type)     # its controls: set self.input (and any others) there
+        inputs = self.kind.build(self)
         self.feedback = widgets.HTML("", layout=FULL)
         self.feedback.add_class("course-quiz-feedback-area")
         self.box = widgets.VBox([stem, *inputs], layout=FULL)
@@ -115,7 +115,7 @@ class QuestionView:
     def response(self) -> Any:
         """The learner's current response, or None when nothing is chosen/entered yet.
         Raises UnreadableNumber when a typed number cannot be read (never graded as another number)."""
-        return self.kind.widget_response(self)
+        return self.kind.response(self)
 
     def read_as(self, response: Any) -> str:
         """How a typed number was read (scale words included), shown with the feedback so a misreading
@@ -124,7 +124,7 @@ class QuestionView:
 
     def set_response(self, response: Any) -> None:
         """Set the input as a learner would (used by tests and scripts)."""
-        self.kind.set_widget_response(self, response)
+        self.kind.set_response(self, response)
 
     def disable(self) -> None:
         for w in self.kind.controls(self):

@@ -4,8 +4,15 @@
 const path = require("path");
 const fs = require("fs");
 const STATIC = path.join(__dirname, "..", "..", "coursekit", "app", "site", "static");
+require(path.join(STATIC, "quiz-types.js"));
 const E = require(path.join(STATIC, "quiz-engine.js"));
+// the item types' browser code, assembled as a site build does (tests/site_js.py names the file)
+require(process.env.COURSE_QUIZ_TYPES);
+// the progress file's validator is compiled at build time (coursekit/app/site/progress_validator.py):
+// tests/site_js.py makes it once per test run and names it here
+globalThis.CourseProgressValidator = require(process.env.COURSE_PROGRESS_VALIDATOR);
 const P = require(path.join(STATIC, "progress.js"));
+const F = require(path.join(STATIC, "progress-format.js"));
 
 function read(text, units) {
   try {
@@ -43,10 +50,12 @@ if (request.op === "read") {
     title: m.title, items: m.items.map((i) => [i.title, i.state, i.detail, i.next]) }));
 } else if (request.op === "merge") {
   const data = request.data;
-  const { added } = P.merge(data, request.incoming);
+  const { added } = P.merge(data, request.incoming, request.lab_modules);
   out = { added, data };
 } else if (request.op === "problems") {
   out = request.files.map(([text, name]) => { try { P.readExport(text, name); return ""; } catch (err) { return err.message; } });
+} else if (request.op === "problems-of") {
+  out = request.cases.map((data) => F.problems(data));
 } else if (request.op === "format") {
   out = request.cases.map(([x, p, comma]) => E.formatG(x, p, comma));
 } else {

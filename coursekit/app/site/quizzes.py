@@ -5,8 +5,10 @@ The browser cannot run coursekit, so every text and number a question needs is c
 engine the JupyterLab widget uses (coursekit.quiz.engine.instantiate): a parameterized item is
 exported as VARIANTS fixed variants (seeds 0..VARIANTS-1), and a choice item as VARIANTS option
 orders, of which quiz.js picks one per browser learner and attempt. Verdicts are decided in the
-browser by static/quiz-engine.js, a port of numbers.py and engine.grade that
-tests/test_site_quiz_parity.py holds to the same answers, feedback and messages for every item.
+browser by static/quiz-engine.js, a port of numbers.py and engine.grade, handing each item to its type's
+browser code (coursekit/quiz/items/<type>/site.js, assembled here into TYPES_SCRIPT and looked up in
+static/quiz-types.js's table); tests/test_site_quiz_parity.py holds them to the same answers, feedback
+and messages for every item.
 """
 from __future__ import annotations
 
@@ -15,19 +17,26 @@ import json
 import shutil
 from pathlib import Path
 
+from coursekit.outline import load_outline
 from coursekit.progress_report import course_outline, lesson_exercises
 from coursekit.quiz.bank import MODULE_TEST_SHOW, Bank, Item, pool
 from coursekit.quiz.engine import Question, instantiate, key_text
-from coursekit.quiz.items import item_type
+from coursekit.quiz.items import item_type, site_scripts
+
+from .progress_validator import write_validator
 
 VARIANTS = 8
 STATIC = Path(__file__).parent / "static"
-ASSETS = ("quiz-engine.js", "progress.js", "quiz.js", "quiz.css")
+# made at build time: quiz-item-types.js (every item type's site.js) and progress-validator.js (progress_validator.py)
+ASSETS = ("quiz-types.js", "quiz-engine.js", "progress-format.js", "progress.js", "progress-store.js", "quiz.js",
+          "quiz.css")
+TYPES_SCRIPT = "quiz-item-types.js"
 # Appended to the generated conf.py: quiz.js and its style on every page (they do nothing on a page
 # without a quiz, except the start page's progress table).
 CONF_LINES = '''
 html_static_path = ["_static"]
-html_js_files = ["quiz-engine.js", "progress.js", "quiz.js"]
+html_js_files = ["quiz-types.js", "quiz-engine.js", "quiz-item-types.js", "progress-validator.js", "progress-format.js",
+                 "progress.js", "progress-store.js", "quiz.js"]
 html_css_files = ["quiz.css"]
 '''
 
@@ -82,18 +91,47 @@ def outline(root: Path) -> list[dict]:
             for title, steps in course_outline(root)]
 
 
+def lab_modules(root: Path) -> dict[str, str]:
+    """Each lab's module, as the outline lists it (progress.lab_module asks the same): an imported lab
+    record without one is filed under it."""
+    return {lab.id: module.id for module in load_outline(root) for lab in module.labs}
+
+
 def progress_html(root: Path, module: str = "") -> str:
     """The progress table quiz.js fills from this browser's store: the whole course on the start page,
     one module (its id, e.g. "m1") on a module test's page."""
     data = [m for m in outline(root) if not module or any(s["key"] == module for s in m["steps"])]
     return (f'<div class="course-site-progress tex2jax_ignore mathjax_ignore" data-module="{html.escape(module)}">\n'
             f'{_json_script(data, "course-outline-data")}\n'
+            f'{_json_script(lab_modules(root), "course-lab-modules")}\n'
             '<noscript>Your progress is kept in this browser and needs JavaScript.</noscript>\n</div>')
 
 
+def types_script() -> str:
+    """Every registered item type's browser code, in the registry's order (a type's own script after
+    what it builds on), for quiz-types.js's table."""
+    root = Path(__file__).resolve().parents[3]
+
+    def name(path: Path) -> str:
+        path = path.resolve()
+        return path.relative_to(root).as_posix() if path.is_relative_to(root) else path.name
+
+    return "".join(f"/* --- {name(path)} --- */\n{path.read_text(encoding='utf-8')}\n" for path in site_scripts())
+
+
+def write_types_script(static_dir: Path) -> Path:
+    target, text = static_dir / TYPES_SCRIPT, types_script()
+    if not target.exists() or target.read_text(encoding="utf-8") != text:
+        target.write_text(text, encoding="utf-8")
+    return target
+
+
 def copy_assets(static_dir: Path) -> None:
-    """quiz.js and its parts into the Sphinx source's _static (only when changed: Sphinx watches times)."""
+    """quiz.js and its parts into the Sphinx source's _static (only when changed: Sphinx watches times),
+    with the item types' scripts assembled and the progress file's validator compiled from its schema."""
     static_dir.mkdir(parents=True, exist_ok=True)
+    write_types_script(static_dir)
+    write_validator(static_dir)
     for name in ASSETS:
         target = static_dir / name
         text = (STATIC / name).read_bytes()

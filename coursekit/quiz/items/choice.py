@@ -1,4 +1,5 @@
-"""What single and multi share: options, each with its text, whether it is right, and its feedback."""
+"""What single and multi share: options, each with its text, whether it is right, and its feedback (their
+browser code shares choice.js, beside this file)."""
 from __future__ import annotations
 
 from abc import abstractmethod
@@ -7,10 +8,10 @@ from typing import Any
 from ..bank import Item, Option, _Reader
 from ..engine import Question, render
 from ...seeds import rng_for
-from .base import ItemType
+from .base import ItemModel
 
 
-class ChoiceType(ItemType):
+class ChoiceModel(ItemModel):
     keys = frozenset({"options"})
 
     def read(self, r: _Reader, data: dict, item_id: str) -> dict[str, Any]:
@@ -82,9 +83,6 @@ class ChoiceType(ItemType):
     def with_wrong(self, key: Any, index: int) -> Any:
         """The key changed to choose wrong option `index` (the self-test expects it rejected)."""
 
-    def choices_markdown(self, q: Question) -> list[str]:
-        return [f"- **{q.letter(i)}.** {text}" for i, text in q.choices()]
-
     def site_seeds(self, item: Item, variants: int) -> list[int]:
         return list(range(variants)) if item.shuffle else [0]
 
@@ -92,3 +90,8 @@ class ChoiceType(ItemType):
         return {"order": list(q.order),
                 "options": [{"text": q.option_texts[i], "feedback": q.option_feedback[i],
                              "correct": q.item.options[i].correct} for i in range(len(q.item.options))]}
+
+
+def choices_markdown(q: Question) -> list[str]:
+    """The options as a graded notebook lists them, by letter."""
+    return [f"- **{q.letter(i)}.** {text}" for i, text in q.choices()]

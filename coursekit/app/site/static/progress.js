@@ -1,7 +1,7 @@
 /* Progress in the browser: the report of coursekit/progress_report.py (states and details word for
-   word) and the checks and merge of coursekit/app/progress_transfer.py, over a store in
-   coursekit/progress.py's format. No page code, so node runs it: tests/test_site_quiz_parity.py holds
-   it to the Python report and merge. */
+   word) and the file reading and merge of coursekit/app/progress_transfer.py, over a store in
+   coursekit/progress.py's format (checked by progress-format.js; kept by progress-store.js). No page
+   code, so node runs it: tests/test_site_quiz_parity.py holds it to the Python report and merge. */
 (function (root) {
   "use strict";
   const NOT_STARTED = "not started", IN_PROGRESS = "in progress", DONE = "done";
@@ -11,12 +11,10 @@
     + "in a class, your instructor grades with hidden tests as well; on your own, the visible tests are "
     + "your check).";
   const MAX_PROBLEMS = 5;
-  const SECTIONS = ["quizzes", "module_tests", "labs"];
+  const F = typeof module === "object" && module.exports ? require("./progress-format.js") : root.CourseProgressFormat;
 
   const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
   const ratio = (a) => (a.total ? a.score / a.total : 0);
-  const isInt = (x) => Number.isInteger(x);
-  const isObject = (x) => x !== null && typeof x === "object" && !Array.isArray(x);
 
   function pyRound(v) { return Math.abs(v % 1) === 0.5 ? 2 * Math.round(v / 2) : Math.round(v); }
 
@@ -119,91 +117,12 @@
 
   // --- progress_transfer.py ------------------------------------------------------------------------
 
-  function typeName(x) {   // Python's type(x).__name__ for what JSON holds
-    if (x === null) return "NoneType";
-    if (Array.isArray(x)) return "list";
-    if (typeof x === "string") return "str";
-    if (typeof x === "boolean") return "bool";
-    if (typeof x === "number") return Number.isInteger(x) ? "int" : "float";
-    return "dict";
-  }
-
-  function problems(data) {
-    if (!isObject(data)) return [`expected a JSON object (a course progress file), found ${typeName(data)}`];
-    const found = [];
-    if (data.schema !== 1) found.push(`schema: expected 1, found ${JSON.stringify(data.schema ?? null)}`);
-    for (const key of SECTIONS) {
-      if (!isObject(data[key])) found.push(`${key}: expected an object, found ${key in data ? typeName(data[key]) : "nothing"}`);
-    }
-    if (found.length) return found;
-    for (const [bank, entry] of Object.entries(data.quizzes)) {
-      const where = `quizzes.${bank}`;
-      if (!isObject(entry) || !Array.isArray(entry.attempts)) { found.push(`${where}: expected an object with a list of attempts`); continue; }
-      entry.attempts.forEach((a, n) => {
-        const at = `${where}.attempts[${n}]`;
-        if (!isObject(a) || !(isInt(a.seed) || typeof a.seed === "string")) found.push(`${at}: expected an object with a seed`);
-        else if (!Array.isArray(a.shown) || !a.shown.every((i) => typeof i === "string")) found.push(`${at}.shown: expected a list of question ids`);
-        else if (!isObject(a.items)) found.push(`${at}.items: expected an object`);
-        else {
-          for (const [item, r] of Object.entries(a.items)) {
-            if (!(isObject(r) && isInt(r.tries) && r.tries >= 1 && typeof r.first_correct === "boolean"
-              && typeof r.correct === "boolean" && Array.isArray(r.responses))) {
-              found.push(`${at}.items.${item}: expected tries (>= 1), first_correct, correct and responses`);
-            }
-          }
-        }
-      });
-    }
-    for (const [module, entry] of Object.entries(data.module_tests)) {
-      const where = `module_tests.${module}`;
-      if (!isObject(entry) || !Array.isArray(entry.attempts)) { found.push(`${where}: expected an object with a list of attempts`); continue; }
-      entry.attempts.forEach((a, n) => {
-        if (!(isObject(a) && typeof a.bank === "string" && isInt(a.score) && isInt(a.total) && a.score >= 0
-          && a.score <= a.total && typeof a.passed === "boolean")) {
-          found.push(`${where}.attempts[${n}]: expected bank, score and total (0 <= score <= total) and passed`);
-        }
-      });
-    }
-    found.push(...exerciseProblems("exercises" in data ? data.exercises : {}));
-    for (const [lab, entry] of Object.entries(data.labs)) {
-      const where = `labs.${lab}`;
-      if (!isObject(entry) || !Array.isArray(entry.checks)) { found.push(`${where}: expected an object with a list of checks`); continue; }
-      entry.checks.forEach((c, n) => {
-        if (!(isObject(c) && isInt(c.passed) && isInt(c.total) && c.passed >= 0 && c.passed <= c.total)) {
-          found.push(`${where}.checks[${n}]: expected passed and total (0 <= passed <= total)`);
-        }
-      });
-    }
-    return found;
-  }
-
-  function exerciseProblems(exercises) {
-    /* progress_transfer._exercise_problems: the optional section of revealed exercises */
-    if (!isObject(exercises)) return [`exercises: expected an object, found ${typeName(exercises)}`];
-    const found = [];
-    const isNumber = (x) => typeof x === "number";
-    for (const [exercise, entry] of Object.entries(exercises)) {
-      const where = `exercises.${exercise}`;
-      if (!isObject(entry) || typeof entry.lesson !== "string" || !Array.isArray(entry.reveals)) {
-        found.push(`${where}: expected an object with its lesson and a list of reveals`);
-        continue;
-      }
-      entry.reveals.forEach((r, n) => {
-        if (!(isObject(r) && typeof r.time === "string" && typeof r.close === "boolean"
-          && ["prediction", "answer", "off_pct"].every((k) => isNumber(r[k])))) {
-          found.push(`${where}.reveals[${n}]: expected time, prediction, answer, off_pct and close`);
-        }
-      });
-    }
-    return found;
-  }
-
   function readExport(text, name) {
     let data;
     try { data = JSON.parse(text); } catch (err) {
       throw new Error(`${name}: not a course progress file: not valid JSON (${err.message})`);
     }
-    const found = problems(data);
+    const found = F.problems(data);
     if (found.length) {
       const more = found.length > MAX_PROBLEMS ? ` (and ${found.length - MAX_PROBLEMS} more)` : "";
       throw new Error(`${name}: not a course progress file: ${found.slice(0, MAX_PROBLEMS).join("; ")}${more}`);
@@ -220,10 +139,17 @@
   // of two records of one question in one attempt, the further along: right now, then more tries
   const better = (r, h) => (Number(Boolean(r.correct)) - Number(Boolean(h.correct)) || (r.tries || 0) - (h.tries || 0)) > 0;
 
-  function labModule(lab) { const m = /^lab(\d+)/.exec(lab); return m ? `m${m[1]}` : "other"; }
+  function labModule(lab, labModules) {
+    /* progress.lab_module: the module the outline lists the lab under (exported at build time), failing that
+       its name's number */
+    if (Object.prototype.hasOwnProperty.call(labModules || {}, lab)) return labModules[lab];
+    const m = /^lab(\d+)/.exec(lab);
+    return m ? `m${m[1]}` : "other";
+  }
 
-  function merge(data, incoming) {
-    /* progress_transfer.merge: add incoming's attempts and checks to data; returns {added}. */
+  function merge(data, incoming, labModules) {
+    /* progress_transfer.merge: add incoming's attempts and checks to data; returns {added}. `labModules`:
+       lab id -> module id, from the outline (coursekit/app/site/quizzes.py's lab_modules). */
     let added = 0;
     for (const [bank, entry] of Object.entries(incoming.quizzes)) {
       const mine = data.quizzes[bank] || (data.quizzes[bank] = { module: entry.module || "other", attempts: [] });
@@ -249,7 +175,7 @@
       sortBy(mine.attempts, "time");
     }
     for (const [lab, entry] of Object.entries(incoming.labs)) {
-      const mine = data.labs[lab] || (data.labs[lab] = { module: entry.module || labModule(lab), checks: [] });
+      const mine = data.labs[lab] || (data.labs[lab] = { module: entry.module || labModule(lab, labModules), checks: [] });
       const seen = new Set(mine.checks.map(checkKey));
       for (const c of entry.checks) if (!seen.has(checkKey(c))) { mine.checks.push({ ...c }); seen.add(checkKey(c)); added++; }
       sortBy(mine.checks, "time");
@@ -264,7 +190,7 @@
     return { added };
   }
 
-  const api = { courseReport, reportHtml, problems, readExport, merge, MEANING };
+  const api = { courseReport, reportHtml, problems: F.problems, readExport, merge, MEANING };
   if (typeof module === "object" && module.exports) module.exports = api;
   else root.CourseProgress = api;
 })(typeof self !== "undefined" ? self : this);

@@ -1,5 +1,5 @@
 /* The course's quiz rules in the browser: a port of coursekit/quiz/numbers.py (read_number) and of
-   coursekit/quiz/engine.py (grade, within) and the widget's feedback, with no page code, so node runs it
+   coursekit/quiz/engine.py (grade, handed to the item's type: quiz-types.js; within) and the widget's feedback, with no page code, so node runs it
    too: tests/test_site_quiz_parity.py holds it to the Python engine's verdict, feedback and messages
    for every item of every bank. Keep the two in step: a change to one is a change to the other. */
 (function (root) {
@@ -302,51 +302,10 @@
     return Math.abs(value - target) <= tolerance.rel * Math.abs(target) * (1 + 1e-12);
   }
 
-  function missed(text, feedback) {
-    /* multi.py's missed(): a right option left out, without its feedback's leading "Correct". */
-    const rest = feedback.replace(/^(?:correct|right|yes)\b[\s.,:;!-]*/i, "");
-    return `Missed, this one applies too: ${text}` + (rest ? `: ${rest}` : "");
-  }
-
-  const HUNDREDFOLD = "Off by a factor of 100, the rest is right: check whether the question asks for a percent "
-    + "or a fraction (39% is the fraction 0.39).";
-
   function grade(item, variant, response) {
-    /* {correct, feedback, explanation, response}: an option index (single), an array of indices (multi)
-       or a number (numeric, param), as engine.grade scores them. */
-    const explanation = variant.explanation;
-    if (item.type === "single") {
-      const option = variant.options[response];
-      if (!option) throw new Error(`${item.id}: choose one of the ${variant.options.length} options`);
-      return { correct: option.correct, feedback: option.feedback, explanation, response };
-    }
-    if (item.type === "multi") {
-      const chosen = new Set(response || []);
-      const key = new Set(variant.options.map((o, i) => (o.correct ? i : -1)).filter((i) => i >= 0));
-      const shown = variant.order;
-      const lines = shown.filter((i) => chosen.has(i)).map((i) => `${variant.options[i].text}: ${variant.options[i].feedback}`);
-      shown.filter((i) => key.has(i) && !chosen.has(i))
-        .forEach((i) => lines.push(missed(variant.options[i].text, variant.options[i].feedback)));
-      if (!chosen.size) lines.unshift("No option selected.");
-      const same = chosen.size === key.size && [...chosen].every((i) => key.has(i));
-      return { correct: same, feedback: lines.join("\n"), explanation, response: [...chosen].sort((a, b) => a - b) };
-    }
-    const value = response;
-    if (within(value, variant.answer, item.tolerance)) {
-      return { correct: true, feedback: variant.feedback.correct || "", explanation, response: value };
-    }
-    for (const [mistake, feedback] of variant.mistakes) {
-      if (within(value, mistake, item.tolerance)) return { correct: false, feedback, explanation, response: value };
-    }
-    // percent or fraction, as numeric.py: a fraction where a percent is asked is right; other x100 slips are named
-    if (item.units.trim() === "%" && value > 0 && value <= 1 && within(value * 100, variant.answer, item.tolerance)) {
-      const read = `Read your answer as the fraction ${fmt(value)}, that is ${fmt(value * 100)}%.`;
-      return { correct: true, feedback: `${variant.feedback.correct || ""} ${read}`.trim(), explanation, response: value };
-    }
-    if ([100, 0.01].some((k) => within(value * k, variant.answer, item.tolerance))) {
-      return { correct: false, feedback: HUNDREDFOLD, explanation, response: value };
-    }
-    return { correct: false, feedback: variant.feedback.incorrect || "", explanation, response: value };
+    /* {correct, feedback, explanation, response}: the item's type grades it (its site.js, from the table of
+       types in quiz-types.js), as engine.grade hands it to the type's model. */
+    return root.CourseQuizTypes.get(item.type).grade(item, variant, response);
   }
 
   // feedback that opens with its own verdict ("Right.", "Yes,"), which the "Correct." head already says
@@ -362,8 +321,8 @@
     return total > 0 && score / total >= passMark - 1e-12;
   }
 
-  const api = { UnreadableNumber, readNumber, grade, within, shownFeedback, passed, formatG, pyRepr,
+  const api = { UnreadableNumber, readNumber, grade, within, fmt, shownFeedback, passed, formatG, pyRepr,
     MAX_CHARS };
+  root.CourseQuizEngine = api;     // the types' scripts use its number reader and tolerance
   if (typeof module === "object" && module.exports) module.exports = api;
-  else root.CourseQuizEngine = api;
-})(typeof self !== "undefined" ? self : this);
+})(globalThis);

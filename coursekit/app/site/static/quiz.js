@@ -1,68 +1,14 @@
 /* The site's quizzes, module tests and progress table (coursekit/app/site/quizzes.py puts their data in the
    pages). Answers are checked by quiz-engine.js, the same rules as the JupyterLab widget; progress is
-   kept in this browser's localStorage in the JupyterLab progress store's own format, so a file
-   exported here is read by `course progress --import`, and one from `course progress --export` here.
-   Nothing is fetched: everything a page needs is in it. */
+   kept by progress-store.js in the JupyterLab progress store's own format and reported and imported
+   by progress.js. Nothing is fetched: everything a page needs is in it. */
 (function () {
   "use strict";
   const E = window.CourseQuizEngine;
-  // one store per site: the address of the site's root (Sphinx marks each page's way to it), so two
-  // course sites on one web server, or two copies opened from disk, keep their own progress
-  const SITE_ROOT = new URL(document.documentElement.dataset.content_root || "./", location.href).pathname;
-  const STORE_KEY = `llm-course-progress:${SITE_ROOT}`;
-  const SCHEMA = 1;
-  const SECTIONS = ["quizzes", "module_tests", "labs"];
+  const T = window.CourseQuizTypes;      // quiz-types.js: each item type's browser code, by name
+  const S = window.CourseProgressStore;   // progress-store.js: this browser's progress store
+  const loadStore = S.load, update = S.update, now = S.now;
   const LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
-
-  // --- the store ----------------------------------------------------------------------------------
-
-  function now() {   // as Python writes it: 2026-11-25T23:24:22+00:00
-    return new Date().toISOString().slice(0, 19) + "+00:00";
-  }
-
-  function randomHex(n) {
-    const bytes = new Uint8Array(n);
-    crypto.getRandomValues(bytes);
-    return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("").slice(0, n);
-  }
-
-  function emptyStore() {
-    return { schema: SCHEMA, learner: randomHex(12), quizzes: {}, module_tests: {}, labs: {}, recovered: [] };
-  }
-
-  function isStore(data) {
-    return data && typeof data === "object" && data.schema === SCHEMA && typeof data.learner === "string"
-      && SECTIONS.every((k) => data[k] && typeof data[k] === "object" && !Array.isArray(data[k]))
-      && Array.isArray(data.recovered);
-  }
-
-  function loadStore() {
-    /* This browser's store; one that cannot be read is kept aside (never dropped) and a fresh one started. */
-    let text = null;
-    try { text = localStorage.getItem(STORE_KEY); } catch (err) { return emptyStore(); }
-    if (text === null) { const fresh = emptyStore(); saveStore(fresh); return fresh; }
-    let data = null, error = "";
-    try { data = JSON.parse(text); if (!isStore(data)) error = "not a progress store of schema 1"; } catch (err) { error = String(err); }
-    if (!error) return data;
-    const backup = `${STORE_KEY}.corrupt-${Date.now()}`;
-    const fresh = emptyStore();
-    try { localStorage.setItem(backup, text); } catch (err) { /* full: the note below still says so */ }
-    fresh.recovered.push({ time: now(), backup, error });
-    saveStore(fresh);
-    return fresh;
-  }
-
-  function saveStore(data) {
-    try { localStorage.setItem(STORE_KEY, JSON.stringify(data)); return ""; }
-    catch (err) { return `(Your answer was checked but could not be saved in this browser: ${err.message})`; }
-  }
-
-  function update(change) {
-    const data = loadStore();
-    const result = change(data);
-    const problem = saveStore(data);
-    return { result, problem };
-  }
 
   // --- seeds: a per-browser learner id, the attempt number, and a small seeded generator ---------------
 
@@ -121,6 +67,8 @@
     return node;
   }
 
+  const UI = { el, toHtml, escapeHtml, LETTERS };     // what an item type's render() builds its controls with
+
   function feedbackHtml(outcome, { note = "", explain = false, key = "" } = {}) {
     if (!outcome) return `<div class="course-quiz-feedback course-quiz-hint">${toHtml(note)}</div>`;
     const shown = E.shownFeedback(outcome);
@@ -139,7 +87,8 @@
   let uid = 0;
 
   class QuestionView {
-    /* One question: stem as the legend of its fieldset, radio buttons, checkboxes or a number box. */
+    /* One question: stem as the legend of its fieldset, and its type's controls (radio buttons, checkboxes,
+       a number box: the type's site.js). */
     constructor(item, variantIndex, number) {
       this.item = item;
       this.variant = item.variants[variantIndex];
@@ -147,56 +96,19 @@
       const id = `cq${++uid}`;
       this.box = el("fieldset", { class: "course-quiz-item", "data-item": item.id, "data-variant": variantIndex });
       this.box.append(el("legend", { class: "course-quiz-stem" }, `<b>${number}.</b> ${toHtml(this.variant.stem)}`));
-      if (item.type === "single" || item.type === "multi") {
-        const list = el("div", { class: "course-quiz-options" });
-        if (item.type === "multi") list.append(el("p", { class: "course-quiz-multi-hint" }, "Select every answer that applies."));
-        this.inputs = this.variant.order.map((index, pos) => {
-          const input = el("input", { type: item.type === "single" ? "radio" : "checkbox", name: id, id: `${id}-${pos}`, value: index });
-          const label = el("label", { class: "course-quiz-option", for: `${id}-${pos}` });
-          label.append(input, el("span", {}, `${LETTERS[pos]}. ${toHtml(this.variant.options[index].text)}`));
-          list.append(label);
-          return input;
-        });
-        this.box.append(list);
-      } else {
-        const units = item.units ? `, in ${item.units}` : "";
-        const row = el("div", { class: "course-quiz-number-row" });
-        row.append(el("label", { for: `${id}-n` }, escapeHtml(`Answer to question ${number}${units}:`)));
-        this.input = el("input", { type: "text", id: `${id}-n`, class: "course-quiz-number", inputmode: "decimal",
-          autocomplete: "off", spellcheck: "false", placeholder: "e.g. 36500 or 0.075" });
-        this.inputs = [this.input];
-        row.append(this.input);
-        if (item.units) row.append(el("span", { class: "course-quiz-units", "aria-hidden": "true" }, escapeHtml(item.units)));
-        this.box.append(row);
-      }
+      this.type = T.get(item.type);     // its controls, from its site.js
+      this.type.render(this, id, UI);
       this.feedback = el("div", { class: "course-quiz-feedback-area", "aria-live": "polite" });
     }
 
     response() {
       /* The response, null when none; throws UnreadableNumber for a number it will not guess at. */
-      if (this.item.type === "single") {
-        const on = this.inputs.find((i) => i.checked);
-        return on ? Number(on.value) : null;
-      }
-      if (this.item.type === "multi") {
-        const on = this.inputs.filter((i) => i.checked).map((i) => Number(i.value));
-        return on.length ? on : null;
-      }
-      const text = this.input.value.trim();
-      if (!text) return null;
-      this.reading = E.readNumber(this.input.value, this.item.units || "");
-      return this.reading.value;
+      return this.type.response(this);
     }
 
-    readAs() {
-      return this.item.type === "single" || this.item.type === "multi" || !this.reading ? "" : this.reading.how;
-    }
+    readAs() { return this.type.readAs(this); }
 
-    setResponse(response) {
-      if (this.item.type === "single") this.inputs.forEach((i) => { i.checked = Number(i.value) === response; });
-      else if (this.item.type === "multi") this.inputs.forEach((i) => { i.checked = response.includes(Number(i.value)); });
-      else this.input.value = E.formatG(response, 10, true);
-    }
+    setResponse(response) { this.type.setResponse(this, response); }
 
     disable() { this.inputs.forEach((i) => { i.disabled = true; }); }
   }
@@ -310,8 +222,7 @@
         return null;
       }
       if (response === null) {    // a number box is typed in, not chosen from (ItemType.empty_note)
-        const note = view.item.type === "single" || view.item.type === "multi" ? "Choose an answer first." : "Type a number first.";
-        view.feedback.innerHTML = feedbackHtml(null, { note });
+        view.feedback.innerHTML = feedbackHtml(null, { note: view.type.emptyNote });
         return null;
       }
       const outcome = E.grade(view.item, view.variant, response);
@@ -512,7 +423,7 @@
     document.dispatchEvent(new CustomEvent("course-progress-changed"));
   });
 
-  function progressBlock(root, outline, withTransfer) {
+  function progressBlock(root, outline, labModules, withTransfer) {
     const table = el("div", { class: "course-progress" });
     const status = el("p", { class: "course-progress-status", role: "status" });
     const draw = () => {
@@ -548,7 +459,7 @@
         const text = await file.text();
         try {
           const incoming = R.readExport(text, file.name);
-          const { result } = update((data) => R.merge(data, incoming));
+          const { result } = update((data) => R.merge(data, incoming, labModules));
           status.textContent = `Imported ${file.name}: ${result.added} attempt(s) and check(s) added, best results kept.`;
           document.dispatchEvent(new CustomEvent("course-progress-changed"));
         } catch (err) {
@@ -573,9 +484,10 @@
     }
     for (const root of document.querySelectorAll(".course-site-progress")) {
       const outline = JSON.parse(root.querySelector("script.course-outline-data").textContent);
+      const labModules = JSON.parse(root.querySelector("script.course-lab-modules").textContent);
       const mount = el("div", { class: "course-progress-mount" });
       root.append(mount);
-      progressBlock(mount, outline, !root.dataset.module);
+      progressBlock(mount, outline, labModules, !root.dataset.module);
     }
   }
 

@@ -1,13 +1,12 @@
-"""type: param -- a numeric item whose inputs are drawn per learner and attempt (its seed)."""
+"""type: param -- a numeric item whose inputs are drawn per learner and attempt (its seed): its model."""
 from __future__ import annotations
 
 import math
 from typing import Any
 
-from ..bank import Item, _Reader
-from ...seeds import rng_for
-from .base import register
-from .numeric import Numeric
+from ...bank import Item, _Reader
+from ....seeds import rng_for
+from ..numeric.model import Numeric
 
 
 def _read_param(r: _Reader, item_id: str, name: str, spec: Any) -> None:
@@ -30,7 +29,6 @@ def _read_param(r: _Reader, item_id: str, name: str, spec: Any) -> None:
         r.problem(item_id, f"param '{name}': digits must be a whole number >= 0, got {digits!r}")
 
 
-@register
 class Param(Numeric):
     name = "param"
     keys = Numeric.keys | {"params"}

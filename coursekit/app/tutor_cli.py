@@ -7,7 +7,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from .config import TutorConfigError, class_config_path, load, parse, read, user_config_path, write
+from coursekit.tutor.config import TutorConfigError, class_config_path, load, parse, read, user_config_path, write
 
 
 def setup(args) -> int:
@@ -49,7 +49,7 @@ def switch(args) -> int:
 
 
 def counts(args) -> int:
-    from .usage import counts as tally
+    from coursekit.tutor.usage import counts as tally
 
     folder = Path(args.asks_dir or (read(Path(args.class_config)).asks_dir if args.class_config else "") or "")
     if not folder.is_dir():

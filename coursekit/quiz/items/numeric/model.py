@@ -1,16 +1,15 @@
 """type: numeric -- a number computed by course code, accepted within a tolerance, with feedback for
-the common mistakes; typed with its units or scale words and read by numbers.py."""
+the common mistakes: its model."""
 from __future__ import annotations
 
-import html
 import math
 from typing import Any
 
-from ..bank import Item, _Reader
-from ..engine import (ItemError, Outcome, Question, call_spec, format_number, outside_tolerance, parse_number,
-                      render, within)
-from ..numbers import Reading, _fmt, read_number
-from .base import ItemType, register
+from ...bank import Item, _Reader
+from ...engine import (ItemError, Outcome, Question, call_spec, format_number, outside_tolerance, parse_number,
+                       render, within)
+from ...numbers import _fmt
+from ..base import ItemModel
 
 
 HUNDREDFOLD = ("Off by a factor of 100, the rest is right: check whether the question asks for a percent "
@@ -32,11 +31,9 @@ def implausible(q: Question) -> list[str]:
     return found
 
 
-@register
-class Numeric(ItemType):
+class Numeric(ItemModel):
     name = "numeric"
     keys = frozenset({"answer", "tolerance", "units", "mistakes", "feedback"})
-    empty_note = "Type a number first."       # a number box is typed in, not chosen from
 
     def read(self, r: _Reader, data: dict, item_id: str) -> dict[str, Any]:
         fields: dict[str, Any] = {"answer": r.fn_spec(data.get("answer"), item_id, "answer")}
@@ -128,57 +125,6 @@ class Numeric(ItemType):
                 found.append(f"mistake {n} value {value:.6g} does not get its own feedback "
                              "(another mistake overlaps it)")
         return found
-
-    def widget(self, view) -> list:
-        import ipywidgets as widgets
-
-        q = view.q
-        # Text, not FloatText: the browser's number box drops "36,500" and keeps the old value.
-        # The label is the input's accessible name (ipywidgets links it with `for`): number and unit.
-        units = f", in {q.item.units}" if q.item.units else ""
-        view.input = widgets.Text(description=f"Answer to question {view.number}{units}:",
-                                  placeholder="e.g. 36500 or 0.075",
-                                  style={"description_width": "initial"}, layout=widgets.Layout(width="auto"),
-                                  # sent on Enter or Tab, so a Check right after typing never sees a
-                                  # half-synced value (keystrokes queue behind the first one's update)
-                                  continuous_update=False)
-        view.input.add_class("course-quiz-number")
-        return [widgets.HBox([view.input, widgets.HTML(html.escape(q.item.units))])]
-
-    def widget_response(self, view) -> Any:
-        text = view.input.value.strip()
-        if not text:
-            return None
-        view.reading = read_number(text, view.q.item.units)   # the graded scorer reads numbers the same way
-        return view.reading.value
-
-    def set_widget_response(self, view, response: Any) -> None:
-        view.input.value = f"{float(response):,.10g}"
-
-    def read_as(self, view, response: Any) -> str:
-        if response is None:
-            return ""
-        reading = getattr(view, "reading", None)
-        if isinstance(reading, Reading) and reading.value == response:
-            return reading.how
-        return read_number(response, view.q.item.units).how
-
-    def markdown(self, q: Question) -> list[str]:
-        return [f"*(a number{', in ' + q.item.units if q.item.units else ''})*"]
-
-    def answer_hint(self, q: Question) -> str:
-        return f"a number{' in ' + q.item.units if q.item.units else ''}"
-
-    def read_written(self, q: Question, answer: Any) -> Reading:
-        return read_number(answer, q.item.units)      # the lesson widget's reader: one parser for both
-
-    def choice_label(self, q: Question, response: Any) -> list[str]:
-        if within(response, q.answer, q.item.tolerance):
-            return ["correct value"]
-        for k, (value, _) in enumerate(q.mistakes, 1):
-            if within(response, value, q.item.tolerance):
-                return [f"mistake {k}"]
-        return ["other value"]
 
     def site_seeds(self, item: Item, variants: int) -> list[int]:
         return [0]
