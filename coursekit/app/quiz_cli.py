@@ -38,15 +38,13 @@ def cmd_new(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_instructor(args: argparse.Namespace) -> int:
-    """Graded quizzes moved to the instructor's tool: run `autograder quiz ...` in its own process
-    (student material never imports the grader)."""
-    import subprocess
-
-    command = [sys.executable, "-m", "autograder.cli", "quiz", args.quiz_command, *args.rest]  # COURSE_ROOT: the root
-    print(f"course quiz {args.quiz_command}: graded quizzes are `autograder quiz {args.quiz_command}` now; running it",
-          file=sys.stderr)
-    return subprocess.run(command).returncode
+def cmd_moved(args: argparse.Namespace) -> int:
+    """Graded quizzes are the instructor's tool's: say where they went. The student's `course` command
+    runs nothing of the grader's (it used to forward to it in a subprocess)."""
+    command = " ".join(["autograder", "quiz", args.quiz_command, *args.rest])
+    print(f"course quiz {args.quiz_command}: graded quizzes are an instructor's job now; run `{command}` "
+          "(docs/QUIZZES.md)", file=sys.stderr)
+    return 2
 
 
 def _guard(handler):
@@ -63,7 +61,7 @@ def _guard(handler):
 
 
 def register(subparsers) -> None:
-    """Add `quiz` (check; release, grade, analytics run autograder) to an argparse subparsers object."""
+    """Add `quiz` (check, new; release, grade and analytics say where they moved) to an argparse subparsers object."""
     quiz = subparsers.add_parser("quiz", help="check question banks; release, grade and analyse graded quizzes")
     sub = quiz.add_subparsers(dest="quiz_command", required=True)
 
@@ -78,9 +76,9 @@ def register(subparsers) -> None:
     p.add_argument("bank", help="bank id, also the file name: <root>/<bank>.yaml")
     p.add_argument("--module", default="extra", help="module the bank belongs to (default: extra)")
     for name in ("release", "grade", "analytics"):
-        # prefix_chars="+": every argument, options and --help included, goes to autograder untouched
-        p = sub.add_parser(name, help=f"moved: runs `autograder quiz {name}` (see docs/QUIZZES.md)", add_help=False,
+        # prefix_chars="+": every argument, options and --help included, is only echoed in the message
+        p = sub.add_parser(name, help=f"moved: `autograder quiz {name}` (see docs/QUIZZES.md)", add_help=False,
                            prefix_chars="+")
         p.add_argument("rest", nargs=argparse.REMAINDER)
-        p.set_defaults(handler=_guard(cmd_instructor))
+        p.set_defaults(handler=cmd_moved)
 
