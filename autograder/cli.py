@@ -14,6 +14,7 @@
     autograder check NOTEBOOK                  alias of the student's `course check NOTEBOOK`
     autograder quiz release|grade|analytics    graded quizzes, judged here like labs (autograder/quiz/)
     autograder lms keys|post LAB [--dry-run]   grades back to the LMS through LTI 1.3 AGS (docs/LMS.md)
+    autograder leaderboard LAB [--rerun N]     ranked by the grader's own speed measurements; table, JSON, page
 
 feedback, export, report and status cover graded quizzes too; `grade QUIZ` grades one.
 """
@@ -311,6 +312,9 @@ def build_parser() -> argparse.ArgumentParser:
     from autograder.lms.commands import register as register_lms
 
     register_lms(sub)      # autograder lms keys|post (LTI 1.3 grade passback)
+    from autograder.leaderboard.commands import register as register_leaderboard
+
+    register_leaderboard(sub)
 
     p = sub.add_parser("check", help="alias of `course check`: a lab notebook's visible tests")
     p.add_argument("notebook")

@@ -15,7 +15,8 @@ import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = "coursekit.app"
-STAGES = {"author", "release", "collect", "batch", "judge", "sandbox", "record", "lms", "quiz", "similarity"}
+STAGES = {"author", "release", "collect", "batch", "judge", "sandbox", "record", "lms", "quiz", "similarity",
+          "leaderboard"}
 AUTOGRADER_TOP = {"__init__.py", "cli.py", "course.py", "spec.py", "quiz_spec.py", "submitted.py"}   # the floor (docs/DESIGN.md)
 
 

@@ -1,0 +1,124 @@
+"""`autograder leaderboard LAB` (issue 38): ranked by the grader's own measurements stored with each result
+(SubmissionResult.speed), never by what a notebook says; opt-in names only; a table, JSON without student
+ids, and an HTML page that runs nothing a name says and passes axe."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from pipeline_course import LAB, NB, generate_course
+
+ROOT = Path(__file__).resolve().parent.parent
+HOSTILE = '<script>alert(1)</script>\u202eevil\x07'
+
+
+def speed(*ratios, noisy=()):
+    return {f"t{n}": {"ratio": r, "pairs": [r, r, r], "spread": 0.0, "rounds": 1, "noisy": f"t{n}" in noisy,
+                      "learner_s": 1.0, "reference_s": r} for n, r in enumerate(ratios, 1)}
+
+
+def hand_in(course_root: Path, student: str, score: float, measured: dict, *, name: str | None = None,
+            claims: str = "") -> None:
+    """A submitted notebook (opting in with `name`, or claiming numbers of its own in a cell) and its row."""
+    from autograder.course import Course
+    from autograder.record.store import Row, Store
+    from autograder.submitted import submission_hash
+
+    course = Course(course_root)
+    nb = nbformat.read(course_root / "labs" / LAB / NB, as_version=4)
+    if name is not None:
+        nb.cells.insert(0, nbformat.v4.new_code_cell(f"LEADERBOARD_NAME = {name!r}"))
+    nb.cells.append(nbformat.v4.new_code_cell(claims or f"# {student}"))
+    path = course_root / "submitted" / student / LAB / NB
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, path)
+    spec = course.spec(LAB)
+    result = {"student_id": student, "lab_id": LAB, "status": "graded", "tasks": [], "flags": [], "speed": measured}
+    sub = next(iter(course.submissions(LAB, student)))
+    with Store(course.results_db) as store:
+        store.put(Row(LAB, student, submission_hash(course, sub), "test", "graded", score, spec.total_points, None,
+                      result))
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    root = generate_course(tmp_path_factory.mktemp("leaderboard"))
+    hand_in(root, "ada", 6, speed(1.8, 1.2), name="Ada L.")
+    hand_in(root, "ben", 6, speed(0.9, 1.1))                               # no opt-in: anonymous
+    hand_in(root, "cai", 3, speed(5.0), name="Cai", claims="SPEEDUP = 1000.0  # my own measurement")
+    hand_in(root, "dee", 6, speed(2.5, 2.5, noisy=("t2",)), name=HOSTILE)
+    hand_in(root, "eve", 6, {})                                            # graded, never timed: not ranked
+    return root
+
+
+def test_ranked_by_score_then_the_graders_own_speed(course):
+    from autograder.course import Course
+    from autograder.leaderboard.board import standings
+
+    board = standings(Course(course), LAB)
+    assert [s.student_id for s in board] == ["dee", "ada", "ben", "cai"]
+    assert [s.rank for s in board] == [1, 2, 3, 4]
+    ada = board[1]
+    assert ada.name == "Ada L." and abs(ada.speed - (1.8 * 1.2) ** 0.5) < 1e-9
+    assert board[2].name == "anonymous"                     # ben did not opt in
+    # cai's notebook claims 1000x: the board shows the grader's 5.0x and ranks cai on the score first
+    assert board[3].ratios == {"t1": 5.0}
+    assert board[0].noisy == ["t2"]
+
+
+def test_a_name_is_text_cut_to_size_and_the_page_runs_none_of_it(course):
+    from autograder.course import Course
+    from autograder.leaderboard import page
+    from autograder.leaderboard.board import NAME_CHARS, standings
+
+    board = standings(Course(course), LAB)
+    dee = board[0]
+    assert "\u202e" not in dee.name and "\x07" not in dee.name and len(dee.name) <= NAME_CHARS
+    html = page.html(LAB, board)
+    assert "<script>" not in html and "&lt;script&gt;" in html
+    assert "script-src" not in html and "default-src 'none'" in html
+    data = page.as_json(LAB, board)
+    assert [e["name"] for e in data["entries"]][:3] == [dee.name, "Ada L.", "anonymous"]
+    assert not any(f'"{s}"' in json.dumps(data) for s in ("ada", "ben", "cai", "dee", "eve"))   # no student id
+    assert all(set(e) == {"rank", "name", "score", "max_score", "speed", "ratios", "noisy", "remeasured"}
+               for e in data["entries"])
+
+
+def test_the_command_writes_the_table_json_and_page(course, tmp_path):
+    import subprocess
+    import sys
+
+    out = tmp_path / "board"
+    done = subprocess.run([sys.executable, "-m", "autograder.cli", "--root", str(course), "leaderboard", LAB,
+                           "--rerun", "0", "--out", str(out)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1.47x" in done.stdout and "anonymous" in done.stdout and "(noisy)" in done.stdout, done.stdout
+    assert json.loads((out / f"{LAB}.json").read_text())["entries"][1]["name"] == "Ada L."
+    assert (out / f"{LAB}.html").read_text().count("<tr>") == 5       # the header and four ranked engines
+    missing = subprocess.run([sys.executable, "-m", "autograder.cli", "--root", str(course), "leaderboard", "nope"],
+                             capture_output=True, text=True, timeout=300)
+    assert missing.returncode == 1 and "no lab 'nope'" in missing.stdout
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_the_page_passes_axe_at_200_percent_zoom(course, tmp_path, browser):
+    from axe import blocking, run_axe, summary
+
+    from autograder.course import Course
+    from autograder.leaderboard import page
+    from autograder.leaderboard.board import standings
+
+    path = tmp_path / "leaderboard.html"
+    path.write_text(page.html(LAB, standings(Course(course), LAB)), encoding="utf-8")
+    context = browser.new_context(bypass_csp=True, viewport={"width": 640, "height": 400})
+    try:
+        view = context.new_page()
+        view.goto(path.as_uri())
+        found = run_axe(view)
+        assert not blocking(found), summary(blocking(found))
+    finally:
+        context.close()
