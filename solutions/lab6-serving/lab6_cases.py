@@ -105,3 +105,30 @@ def speculative(rng: random.Random, n: int, alone: bool = False) -> tuple:
         limits = {"max_steps": _max_steps(requests)}
     budget = sum(_blocks(p, m + 4) for p, m, _ in requests) + 2
     return (4, SPEC_SHAPE, rng.randrange(2**16), requests, budget, BS, 32, limits)
+
+
+def timed(rng: random.Random, milestone: int):
+    """One timed workload for the speed ratio (autograder/judge/speed.py): 16 requests at step 0, blocks
+    for all, prompts 4-40 and outputs 8-24 tokens; each pair of runs gets a fresh draw."""
+    from autograder.spec import Case
+
+    requests = random_requests(rng, 16, prompt=(4, 40), output=(8, 24))
+    shape = SPEC_SHAPE if milestone == 4 else SHAPE
+    budget = sum(_blocks(p, m + 4) for p, m, _ in requests)
+    args = (milestone, shape, rng.randrange(2**16), requests, budget, BS, 64 if milestone >= 3 else None,
+            {"max_steps": _max_steps(requests)})
+    return Case(f"timed workload, milestone {milestone}", args=args)
+
+
+# The course's reference engine at the same milestone, behind the learner's interface: the code a
+# reference run executes (no learner code runs there).
+REFERENCE_CELLS = '''
+from coursekit.serving.engine import milestone_engine
+
+
+def make_engine(milestone, model, cache, draft=None, draft_cache=None, token_budget=None):
+    sizes = {"num_blocks": cache.k[0].shape[0], "block_size": cache.block_size}
+    if token_budget is not None:
+        sizes["token_budget"] = token_budget
+    return milestone_engine(milestone, model, draft, **sizes)
+'''

@@ -14,6 +14,7 @@ import random
 import sys
 from pathlib import Path
 
+from autograder.judge.speed import SpeedSpec
 from autograder.spec import DEFAULT_FORBIDDEN, Case, LabSpec, Task
 from coursekit.checks.lab6_serving import encode, prepare, serving_match, trusted_decode
 
@@ -82,10 +83,18 @@ def _task(grade_id, title, points, visible, hidden, wrong) -> Task:
                 forbidden=ENGINE_CODE, wrong=wrong)
 
 
+# Speed: each passing milestone is timed against the course's reference engine at that milestone
+# (autograder/judge/speed.py); pairs, spread limit and floor come from benchmarks/bench_speed_spread.py
+# (benchmarks/RESULTS.md, "Lab 6 speed grading").
+SPEED = SpeedSpec(milestones={"test_paged": 1, "test_batching": 2, "test_chunked": 3, "test_speculative": 4},
+                  workload=W.timed, reference_cells=W.REFERENCE_CELLS, pairs=3, max_rounds=3,
+                  spread_limit=0.25, floor=0.25)
+
 SPEC = LabSpec(
     lab_id=LAB,
     notebook=f"{LAB}.ipynb",
     budget_s=240,
+    speed=SPEED,
     tasks=(
         _task("test_paged", "Milestone 1 (paged KV cache)", 3, (
             _case("6 requests one after another, budget = the largest + 1 block", W.paged, 1, 6,
