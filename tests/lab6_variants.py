@@ -16,7 +16,7 @@ SOLUTION = ROOT / "solutions" / "lab6-serving" / "lab6-serving.ipynb"
 SLOW = '''
 class _Slow(BatchingEngine):
     def step(self):
-        sum(i * i for i in range(400_000))
+        sum(i * i for i in range(2_000_000))
         return super().step()
 
 
