@@ -11,8 +11,9 @@ import nbformat
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTION = ROOT / "solutions" / "lab6-serving" / "lab6-serving.ipynb"
 
-# CPU work a slow engine adds to every step: far more than the reference engine's whole step on the
-# tiny timed models, so the slow engine's ratio lies well under the speed floor.
+# CPU work a slow engine adds to every milestone 2 step: far more than the reference engine's whole step
+# on the tiny timed models, so the slow engine's ratio lies well under the speed floor (the other
+# milestones stay the solution's, so the grading child stays within its CPU limit).
 SLOW = '''
 class _Slow(BatchingEngine):
     def step(self):
@@ -20,7 +21,12 @@ class _Slow(BatchingEngine):
         return super().step()
 
 
+_honest = make_engine
+
+
 def make_engine(milestone, model, cache, draft=None, draft_cache=None, token_budget=None):
+    if milestone != 2:
+        return _honest(milestone, model, cache, draft, draft_cache, token_budget)
     return _Slow(model, cache, draft=draft, draft_cache=draft_cache, token_budget=token_budget)
 '''
 
