@@ -85,6 +85,8 @@ class LabSpec:
                                  # and the notebook, nothing else (not spec.py, not scratch files)
     budget_s: float = 300        # `autograder validate`: the solution notebook, run top to bottom on the
                                  # CPU in quick mode (COURSE_QUICK=1, as grading runs it), takes at most this
+    speed: Any = None            # autograder.judge.speed.SpeedSpec: tasks also timed against the course's
+                                 # reference engine by the grader (Lab 6; docs/SERVING.md)
     setup_uses: tuple[str, ...] = ()   # forbidden course code (dotted names) the lab's own setup, or a
                                  # task's prepare, needs while grading: kept real in the grading child, where
                                  # the rest of what `forbidden` names is a stand-in that raises (docs/SANDBOX.md)

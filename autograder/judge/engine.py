@@ -80,6 +80,7 @@ class SubmissionResult:
     score: float = 0.0
     max_score: float = 0.0
     seconds: float = 0.0
+    speed: dict = field(default_factory=dict)   # grade_id -> the grader's own timing (autograder/judge/speed.py)
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -546,6 +547,8 @@ class GradingPool:
                             or judge_task(task, prepared.labels[task.grade_id], prepared.cases[task.grade_id],
                                           prepared.wanted[task.grade_id], tasks.get(task.grade_id), errors)
                             for task in spec.tasks]
+            if spec.speed is not None:
+                _judge_speed(self, notebook, spec, cells, secret, f"{student_id}\0{attempt}", result)
             result.status = "graded"
             result.score = sum(t.points for t in result.tasks)
         except (_Failed, OverBudget) as failure:
@@ -559,25 +562,27 @@ class GradingPool:
 
     def _run(self, notebook: Path, spec: LabSpec, cells, prepared: _Prepared,
              positions: dict[str, int]) -> tuple[Any, dict]:
+        tasks = [{"grade_id": t.grade_id, "at": positions[t.grade_id],
+                  "cases": [{"name": c.name, "args": list(c.args), "kwargs": c.kwargs}
+                            for c in prepared.cases[t.grade_id]]} for t in spec.tasks]
+        return self.dispatch(self.job(notebook, spec, cells, tasks), spec, notebook)
+
+    def job(self, notebook: Path, spec: LabSpec, cells, tasks: list[dict], standins_off: bool = False) -> dict:
+        """The child's job: cells to run, tasks to call, its confinement. `standins_off`: the lab's forbidden
+        code stays real (a run of the course's own reference code, with no student code in it)."""
         limits = self.limits
-        with self._lock:
-            self._counter += 1
-            number = self._counter
-        job_path, result_path = self._jobs / f"job-{number}.json", self._jobs / f"result-{number}.json"
         hide = tuple(dict.fromkeys(default_hidden(REPO_ROOT, notebook.resolve(), spec.solution_path(), self.hide)
                                    + default_hidden(course_root(), notebook.resolve(), spec.solution_path())))
         hide += ((str(self._jobs), "grader job files"),)
         try:                                                    # the child gets no reference code
-            files = standins.plan(spec.forbids, spec.setup_uses)
+            files = {} if standins_off else standins.plan(spec.forbids, spec.setup_uses)
             with self._lock:
-                overlay = standins.write_overlay(files, self._jobs / "standins")
+                overlay = standins.write_overlay(files, self._jobs / ("real" if standins_off else "standins"))
         except Exception as error:          # noqa: BLE001 - the course's code or the spec: not the student's
             raise GraderError(f"{spec.lab_id}: cannot write the stand-ins for its forbidden code: {error!r}") from error
-        job = {
+        return {
             "cells": cells,
-            "tasks": [{"grade_id": t.grade_id, "at": positions[t.grade_id],
-                       "cases": [{"name": c.name, "args": list(c.args), "kwargs": c.kwargs}
-                                 for c in prepared.cases[t.grade_id]]} for t in spec.tasks],
+            "tasks": tasks,
             "hide": hide,
             "confinement": {"wall_s": limits.wall_s, "cpu_s": limits.cpu_s, "memory_mb": limits.memory_mb,
                             "max_procs": limits.max_procs, "file_bytes": RESULT_BYTES, "network": limits.network,
@@ -587,6 +592,13 @@ class GradingPool:
                             "overlay": overlay},
             "standins": files,
         }
+
+    def dispatch(self, job: dict, spec: LabSpec, notebook: Path) -> tuple[Any, dict]:
+        return self._dispatch(job, spec, *self.job_paths(), notebook)
+
+    def _dispatch(self, job: dict, spec: LabSpec, job_path: Path, result_path: Path, notebook: Path) -> tuple[Any, dict]:
+        """Run one job in a sandboxed child of an idle worker: (the child's report, the worker's reply)."""
+        limits = self.limits
         index, worker = self._idle.get()
         try:
             fd = os.open(job_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -613,6 +625,25 @@ class GradingPool:
             self._idle.put((index, worker))
             for path in (job_path, result_path):
                 path.unlink(missing_ok=True)
+
+    def job_paths(self) -> tuple[Path, Path]:
+        """A fresh (job file, result file) pair in the pool's private folder."""
+        with self._lock:
+            self._counter += 1
+            number = self._counter
+        return self._jobs / f"job-{number}.json", self._jobs / f"result-{number}.json"
+
+
+def _judge_speed(pool, notebook: Path, spec: LabSpec, cells, secret: bytes, draw: str, result: SubmissionResult) -> None:
+    """Time the passing tasks against the reference (autograder/judge/speed.py); a task too slow, or wrong
+    while timed, scores 0 with the reason; the measurements go into the result record."""
+    from autograder.judge import speed
+
+    passed = {t.grade_id for t in result.tasks if t.passed}
+    result.speed = speed.measure(pool, notebook, spec, cells, secret, draw, passed)
+    verdicts = speed.judged(result.speed, spec.speed)
+    result.tasks = [TaskResult(t.grade_id, 0.0, t.max_points, False, f"{spec.task(t.grade_id).title}: {verdicts[t.grade_id]}")
+                    if t.grade_id in verdicts else t for t in result.tasks]
 
 
 def _listed(report: dict, key: str) -> list:

@@ -1,0 +1,125 @@
+"""Speed, measured by the grader: a learner's engine against the course's reference engine at the same
+milestone (issue 38; docs/SERVING.md, "Speed").
+
+Each timed run is its own sandboxed child of the grading pool, confined like the graded run: the
+learner's run executes the learner's cells and drives their engine through one workload; the reference
+run executes only the reference cells (`SpeedSpec.reference_cells`, no learner code) through the same
+workload. The time is the child's CPU seconds, which the worker reads from the kernel (wait4) after the
+child ends: nothing in the learner's process (a patched clock, harness or reference) can change it, and
+the reference is out of its reach. Runs are interleaved, learner and reference in alternating order,
+each pair on a fresh workload drawn from the instructor's secret (so nothing can be memoized across
+repeats: every run is a fresh process and every pair new requests), and every learner run's tokens are
+judged against the trusted reference like a graded case. The ratio is reference seconds / learner
+seconds per pair (above 1: faster than the reference), and the verdict takes the median over pairs.
+When the pairs' spread (interquartile range / median) exceeds `spread_limit`, the run is too noisy to
+judge and is measured again (up to `max_rounds` rounds, all pairs kept), never failed for noise.
+"""
+from __future__ import annotations
+
+import random
+import statistics
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from autograder.judge.secrets import case_seed
+from autograder.spec import Case, LabSpec
+
+
+@dataclass(frozen=True)
+class SpeedSpec:
+    milestones: dict                          # grade_id -> the argument the timed case is drawn for
+    workload: Callable[[random.Random, Any], Case]   # one timed case (plain data), drawn per pair
+    reference_cells: str                      # source defining the task's function with the course's engine
+    pairs: int = 3
+    max_rounds: int = 3
+    spread_limit: float = 0.25                # IQR / median of the per-pair ratios that is still judged
+    floor: float = 0.25                       # a passing task's median ratio must reach this
+
+
+def spread(ratios: list[float]) -> float:
+    """Interquartile range over median (0 for fewer than two pairs)."""
+    if len(ratios) < 2:
+        return 0.0
+    q = statistics.quantiles(ratios, n=4, method="inclusive")
+    return (q[2] - q[0]) / statistics.median(ratios)
+
+
+def measure(pool, notebook, spec: LabSpec, cells, secret: bytes, draw: str, passed: set[str]) -> dict:
+    """grade_id -> {"ratio", "pairs", "spread", "rounds", "noisy", "learner_s", "reference_s"} or {"error"}."""
+    from autograder.judge.reference import reference_output
+
+    speed: SpeedSpec = spec.speed
+    out = {}
+    for grade_id, milestone in speed.milestones.items():
+        if grade_id not in passed:
+            continue
+        task = spec.task(grade_id)
+        ratios, mine, theirs, rounds, error = [], [], [], 0, None
+        while rounds < speed.max_rounds and error is None:
+            rounds += 1
+            for i in range(speed.pairs):
+                seed = case_seed(secret, spec.lab_id, f"{grade_id}/speed", rounds * 1000 + i, draw)
+                case = speed.workload(random.Random(seed), milestone)
+                want = reference_output(spec, task, case)
+                order = ("learner", "reference") if i % 2 == 0 else ("reference", "learner")
+                seconds = {}
+                for who in order:
+                    value, cpu_s, problem = _timed(pool, notebook, spec, task, cells if who == "learner" else None,
+                                                   case)
+                    if problem or (who == "learner" and task.compare(value, want)):
+                        error = problem or f"wrong output while timed: {task.compare(value, want)}"
+                        if who == "reference":
+                            error = f"the reference engine failed while timed: {error}"
+                        break
+                    seconds[who] = cpu_s
+                if error:
+                    break
+                mine.append(seconds["learner"])
+                theirs.append(seconds["reference"])
+                ratios.append(seconds["reference"] / max(seconds["learner"], 1e-9))
+            if error is None and spread(ratios) <= speed.spread_limit:
+                break
+        if error:
+            out[grade_id] = {"error": error[:300]}
+            continue
+        out[grade_id] = {"ratio": round(statistics.median(ratios), 4), "pairs": [round(r, 4) for r in ratios],
+                         "spread": round(spread(ratios), 4), "rounds": rounds,
+                         "noisy": spread(ratios) > speed.spread_limit,
+                         "learner_s": round(statistics.median(mine), 4),
+                         "reference_s": round(statistics.median(theirs), 4)}
+    return out
+
+
+def _timed(pool, notebook, spec: LabSpec, task, cells, case: Case) -> tuple[Any, float, str | None]:
+    """(encoded output, the child's CPU seconds, a problem or None): one run, learner's cells or, with
+    cells None, the reference cells and no stand-ins (no learner code runs there)."""
+    from autograder.judge.engine import _failure_reason
+
+    entry = [{"grade_id": task.grade_id, "at": float("inf"),
+              "cases": [{"name": case.name, "args": list(case.args), "kwargs": case.kwargs}]}]
+    reference = cells is None
+    run_cells = [(0, spec.speed.reference_cells)] if reference else cells
+    job = pool.job(notebook, spec, run_cells, entry, standins_off=reference)
+    report, reply = pool.dispatch(job, spec, notebook)
+    reason = _failure_reason(reply, pool.limits)
+    if reason:
+        return None, 0.0, reason
+    try:
+        got = report["tasks"][task.grade_id]["outputs"][0]
+    except (KeyError, IndexError, TypeError):
+        return None, 0.0, "the timed run reported no output"
+    if not isinstance(got, dict) or "value" not in got:
+        return None, 0.0, f"the timed run raised {str(got.get('error') if isinstance(got, dict) else got)[:200]}"
+    return got["value"], float(reply.get("cpu_s", 0.0)), None
+
+
+def judged(results: dict, speed: SpeedSpec) -> dict[str, str]:
+    """grade_id -> why the task fails on speed (an error while timed, or a median under the floor)."""
+    verdicts = {}
+    for grade_id, measured in results.items():
+        if "error" in measured:
+            verdicts[grade_id] = f"speed run failed: {measured['error']}"
+        elif not measured["noisy"] and measured["ratio"] < speed.floor:
+            verdicts[grade_id] = (f"too slow: {measured['ratio']:.2f}x the reference engine's speed at this milestone "
+                                  f"(median of {len(measured['pairs'])} timed pairs; at least {speed.floor:.2f}x passes)")
+    return verdicts

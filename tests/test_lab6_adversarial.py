@@ -1,0 +1,60 @@
+"""Lab 6 through the real engine: patching the clock, the harness or the reference, reporting made-up
+tokens, or memoizing across repeats gains nothing. Only milestone 2 is timed here (the grader times
+every passing milestone the same way); verdicts are asserted, never times."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from autograder.judge.engine import GradingPool
+from autograder.sandbox.child import unavailable
+from autograder.sandbox.policy import Limits
+from autograder.spec import load_spec
+
+from lab6_variants import VARIANTS, build
+
+CHEATS_ON_SPEED = ("slow", "clock", "reference", "memoize")     # right tokens, slow engine, a trick to look fast
+CHEATS_ON_TOKENS = ("harness", "fake_tokens")                     # a trick to skip the work
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("lab6-adversarial")
+    spec = load_spec("lab6-serving")
+    spec = replace(spec, speed=replace(spec.speed, milestones={"test_batching": 2}))
+    with GradingPool(2, Limits(isolate=unavailable() is None)) as pool:
+        futures = {name: pool.submit(build(name, folder), spec, student_id=name, secret=b"lab6-adversarial")
+                   for name in VARIANTS}
+        return {name: future.result() for name, future in futures.items()}
+
+
+def _task(result, grade_id="test_batching"):
+    return next(t for t in result.tasks if t.grade_id == grade_id)
+
+
+@pytest.mark.slow
+def test_the_honest_engine_passes_and_its_speed_is_recorded(graded):
+    result = graded["honest"]
+    assert result.status == "graded" and result.score == result.max_score, [t.message for t in result.tasks]
+    measured = result.speed["test_batching"]
+    assert measured["ratio"] >= load_spec("lab6-serving").speed.floor and len(measured["pairs"]) >= 3
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", CHEATS_ON_SPEED)
+def test_a_slow_engine_stays_slow_whatever_it_patches(graded, name):
+    result = graded[name]
+    task = _task(result)
+    assert not task.passed and "too slow" in task.message, task.message
+    assert result.speed["test_batching"]["ratio"] < load_spec("lab6-serving").speed.floor
+    assert _task(result, "test_paged").passed      # the other milestones are untouched by the variant
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", CHEATS_ON_TOKENS)
+def test_skipping_the_work_fails_on_the_trusted_sides_tokens(graded, name):
+    result = graded[name]
+    task = _task(result)
+    assert not task.passed and "token" in task.message, task.message
+    assert "test_batching" not in result.speed           # a failing task is never timed
