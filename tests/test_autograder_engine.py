@@ -11,7 +11,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.judge import engine
+from autograder.judge import engine, verdict
 from autograder.judge import hidden
 from autograder.judge import reference
 from autograder.judge import secrets
@@ -210,7 +210,7 @@ def test_memory_is_named_when_it_ended_the_run():
 
     limits = Limits(memory_mb=1280, cpu_s=10)
     died = {"exit_code": None, "cpu_s": 0.5, "start_vm_mb": 650}     # the child inherits 650 MB: 630 MB of room
-    reason = lambda **reply: engine._failure_reason({**died, **reply}, limits)  # noqa: E731
+    reason = lambda **reply: verdict.failure_reason({**died, **reply}, limits)  # noqa: E731
     assert reason(signal=11, rss_mb=600).startswith("memory: the notebook's process died from SIGSEGV")
     assert reason(signal=9, rss_mb=600).startswith("memory: the notebook's process died from SIGKILL")
     assert reason(signal=6, rss_mb=500).startswith("memory:")
@@ -535,7 +535,8 @@ def test_a_labs_spec_module_counts_as_the_graders_own_code():
 def test_the_child_wall_limit_stretches_with_load_up_to_its_cap():
     """Issue 36: a child sharing its core gets the wall-clock time its CPU work takes there; cpu_s still
     bounds the work, and the stretch has a cap. A timeout names the limit it met."""
-    from autograder.judge.engine import _failure_reason, child_wall_s
+    from autograder.judge.engine import child_wall_s
+    from autograder.judge.verdict import failure_reason as _failure_reason
 
     limits = Limits(wall_s=120, wall_stretch=4)
     assert [child_wall_s(limits, load, cores=2) for load in (0.5, 2, 6, 40)] == [120, 120, 360, 480]

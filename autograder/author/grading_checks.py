@@ -25,7 +25,8 @@ def _answer_with(nb: nbformat.NotebookNode, function: str, source: str) -> bool:
 
 
 def _grade(pool, spec: LabSpec, nb: nbformat.NotebookNode, where: Path, student: str, report: Report):
-    from autograder.judge.engine import GraderError, SubmissionResult
+    from autograder.judge.engine import GraderError
+    from autograder.judge.results import SubmissionResult
 
     path = where / f"{student}.ipynb"
     nbformat.write(nb, path)

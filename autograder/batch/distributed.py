@@ -34,7 +34,8 @@ from importlib import metadata
 from pathlib import Path
 
 from autograder import submitted
-from autograder.judge.engine import GraderError, GradingPool, Limits, SubmissionResult
+from autograder.judge.engine import GraderError, GradingPool, Limits
+from autograder.judge.results import SubmissionResult
 from autograder.sandbox.policy import default_hidden
 from autograder.sandbox.scratch import private_folder
 from autograder.spec import REPO_ROOT, LabSpec, load_spec

@@ -43,7 +43,7 @@ def _instructor_inodes(course: Course, spec: LabSpec) -> set[tuple[int, int]]:
 
 def failed_result(submission: Submission, spec: LabSpec, reason: str) -> dict:
     """A failure the pipeline detects itself (before or around the engine), in SubmissionResult form."""
-    from autograder.judge.engine import SubmissionResult, TaskResult
+    from autograder.judge.results import SubmissionResult, TaskResult
 
     tasks = [TaskResult(t.grade_id, 0.0, float(t.points), False, reason) for t in spec.tasks]
     return SubmissionResult(student_id=submission.student_id, lab_id=spec.lab_id, status="failed", reason=reason,

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from autograder.judge.secrets import case_seed
+from autograder.judge.verdict import failure_reason
 from autograder.spec import Case, LabSpec
 
 
@@ -93,7 +94,6 @@ def measure(pool, notebook, spec: LabSpec, cells, secret: bytes, draw: str, pass
 def _timed(pool, notebook, spec: LabSpec, task, cells, case: Case) -> tuple[Any, float, str | None]:
     """(encoded output, the child's CPU seconds, a problem or None): one run, learner's cells or, with
     cells None, the reference cells and no stand-ins (no learner code runs there)."""
-    from autograder.judge.engine import _failure_reason
 
     entry = [{"grade_id": task.grade_id, "at": float("inf"),
               "cases": [{"name": case.name, "args": list(case.args), "kwargs": case.kwargs}]}]
@@ -101,7 +101,7 @@ def _timed(pool, notebook, spec: LabSpec, task, cells, case: Case) -> tuple[Any,
     run_cells = [(0, spec.speed.reference_cells)] if reference else cells
     job = pool.job(notebook, spec, run_cells, entry, standins_off=reference)
     report, reply = pool.dispatch(job, spec, notebook)
-    reason = _failure_reason(reply, pool.limits)
+    reason = failure_reason(reply, pool.limits)
     if reason:
         return None, 0.0, reason
     try:

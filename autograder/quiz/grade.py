@@ -13,7 +13,7 @@ from concurrent.futures import Future
 from coursekit.quiz.bank import bank_files
 
 from autograder.course import Course, Submission
-from autograder.judge.engine import SubmissionResult, TaskResult
+from autograder.judge.results import SubmissionResult, TaskResult
 from autograder.batch.context import context_digest
 from autograder.batch.loop import run_batch
 from autograder.batch.refusal import failed_result
