@@ -29,6 +29,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 LESSON = "course/m1-training-vs-inference/01-what-each-does.ipynb"
 LAB_COPY = "work/lab1-roofline/lab1-roofline.ipynb"   # made by `course start`
 LAB_RELEASE = "labs/lab1-roofline/lab1-roofline.ipynb"   # read-only in student mode
+READ_ONLY_LESSON = "course/m2-training-chips/01-training-silicon.ipynb"
 CREATE_ASSIGNMENT = ".jp-SideBar .lm-TabBar-tab[data-id^='nbgrader-create_assign']"  # nbgrader spells its id "assignemnt"
 
 
@@ -228,24 +229,28 @@ CLOSE_ICON_FILLS = """
 
 
 def test_a_read_only_tab_keeps_its_close_button_after_cells_run(student_server, laptop_page):
-    """Running a released lab (read-only in student mode) marks it changed in JupyterLab, which showed the
+    """Running a lesson (read-only in student mode) marks it changed in JupyterLab, which showed the
     unsaved dot in place of the close button although there is nothing to save. The course's stylesheet
-    keeps the close button on a read-only tab; a writable tab with unsaved work still shows the dot."""
+    keeps the close button on a read-only tab; a writable tab with unsaved work still shows the dot.
+    A lesson no other test here runs: its kernel is shut down at the end, as the next test expects."""
     page = laptop_page
-    open_notebook(page, student_server, LAB_RELEASE)
-    wait_kernel_idle(page, student_server, LAB_RELEASE)
+    open_notebook(page, student_server, READ_ONLY_LESSON)
+    wait_kernel_idle(page, student_server, READ_ONLY_LESSON)
     page.locator(".jp-NotebookPanel:visible .jp-CodeCell .jp-InputArea-editor").first.click()
     page.keyboard.press("Shift+Enter")
     tab = page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab.lm-mod-current")
     wait_for(lambda: "jp-mod-dirty" in (tab.get_attribute("class") or ""), timeout=60,
              what="the read-only lab's tab marked changed after a cell ran")
     shown = tab.evaluate(CLOSE_ICON_FILLS)
-    assert "\nPath: labs/" in shown["title"], shown
+    assert "\nPath: course/" in shown["title"], shown
     assert shown["dot"] == "none" and shown["cross"] != "none", shown
     # the same rule leaves a writable document's dot alone: a tab of a learner's own copy keeps JupyterLab's look
     tab.evaluate("(t) => t.setAttribute('title', 'Name: x.ipynb\\nPath: work/x.ipynb\\nLast Saved: now')")
     shown = tab.evaluate(CLOSE_ICON_FILLS)
     assert shown["dot"] != "none" and shown["cross"] == "none", shown
+    for session in api(student_server, "api/sessions"):
+        if session["path"] == READ_ONLY_LESSON:
+            api(student_server, f"api/sessions/{session['id']}", method="DELETE")
 
 
 def test_instructor_mode_shows_the_instructor_tools(clone, laptop_page):
