@@ -13,6 +13,7 @@ from axe import blocking, run_axe, summary
 from coursekit.quiz import load_all_banks
 from jupyterlab_ui import open_notebook, run_all_cells
 from test_quiz_browser import set_theme
+from waiting import wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -125,7 +126,9 @@ def test_lesson_in_jupyterlab_audited_and_its_quiz_done_by_keyboard(lab_server, 
     seen = keyboard_walk(page, questions, finish="New attempt", check_each=True, press_finish=False)
     check_order(seen, len(questions))
     n = len(questions)
-    assert f"Score: {n} / {n} right on the first try ({n} of {n} answered)" in page.locator(".course-quiz-score").first.inner_text()
+    # the score line follows the last answer's feedback after another kernel round trip: wait for it
+    score, want = page.locator(".course-quiz-score").first, f"Score: {n} / {n} right on the first try ({n} of {n} answered)"
+    wait_for(lambda: want in score.inner_text(), 60, f"the score line to read {want!r} (it reads {score.inner_text()!r})")
     page.screenshot(path=str(artifacts_dir / "a11y-lesson-quiz-keyboard.png"))
     audit_content(page, f"{LESSON} after answering by keyboard (feedback shown), light theme")
     light = page.evaluate("document.body.dataset.jpThemeLight")
