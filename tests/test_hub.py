@@ -211,3 +211,45 @@ def test_a_student_server_keeps_the_assignments_and_widgets_and_drops_what_stude
     shipped = {extension["name"] for extension in config["federated_extensions"]}
     assert {"@jupyter-widgets/jupyterlab-manager", "@jupyter/nbgrader"} <= shipped      # quizzes' widgets, nbgrader
     assert not {"@jupyter-widgets/jupyterlab-manager", "@jupyter/nbgrader"} & set(config["disabledExtensions"])
+
+
+# -- the class's leaderboards --------------------------------------------------------------------
+
+@pytest.mark.slow
+def test_a_published_leaderboard_is_on_the_hub_for_everyone_logged_in_and_only_an_instructors_page(hub):
+    import pwd
+
+    import requests
+
+    from coursekit.app.hub.classroom import COURSE_ID
+    from hub_server import CLASS_LAB, instructor
+
+    shown = instructor(hub, "autograder", "leaderboard", CLASS_LAB, "--rerun", "0", "--publish", "--no-progress")
+    assert f"/hub/leaderboard/{CLASS_LAB}" in shown or "published to" in shown, shown
+    folder = hub.data / "exchange" / COURSE_ID / "leaderboard"
+    assert (folder / f"{CLASS_LAB}.html").stat().st_uid == hub_uid(hub, "prof")
+
+    ada = hub.login("ada")
+    home = ada.get(f"{hub.url}/hub/home", timeout=60)
+    assert "/services/leaderboard" in home.text              # in the menu's Services list
+    listed = ada.get(f"{hub.url}/services/leaderboard/", timeout=60)      # through the hub's OAuth
+    assert listed.status_code == 200 and f'href="/services/leaderboard/{CLASS_LAB}"' in listed.text, listed.text[:500]
+    page = ada.get(f"{hub.url}/services/leaderboard/{CLASS_LAB}", timeout=60)
+    assert page.status_code == 200 and f"{CLASS_LAB} leaderboard" in page.text
+    assert "default-src 'none'" in page.headers["Content-Security-Policy"]
+
+    # not logged in: the hub's login page, not the board
+    stranger = requests.get(f"{hub.url}/services/leaderboard/{CLASS_LAB}", timeout=60)
+    assert "/hub/login" in stranger.url and f"{CLASS_LAB} leaderboard" not in stranger.text
+
+    # mallory cannot write into the instructor's folder; a page that is not an instructor's is not shown
+    planted = hub.as_user("mallory", "touch", str(folder / "fake.html"))
+    assert planted.returncode != 0 and "Permission denied" in planted.stderr
+    mallory = pwd.getpwnam(hub.users["mallory"])
+    (folder / "fake.html").write_text("<h1>fake leaderboard</h1>")
+    os.chown(folder / "fake.html", mallory.pw_uid, mallory.pw_gid)
+    try:
+        assert ada.get(f"{hub.url}/services/leaderboard/fake", timeout=60).status_code == 404
+        assert "fake" not in ada.get(f"{hub.url}/services/leaderboard/", timeout=60).text
+    finally:
+        (folder / "fake.html").unlink()

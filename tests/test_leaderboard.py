@@ -103,6 +103,52 @@ def test_the_command_writes_the_table_json_and_page(course, tmp_path):
     assert missing.returncode == 1 and "no lab 'nope'" in missing.stdout
 
 
+def leaderboard_cli(course, *args, env=None):
+    import os
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "autograder.cli", "--root", str(course), "leaderboard", LAB,
+                           "--rerun", "0", *args], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, **(env or {})})
+
+
+def test_publish_puts_the_board_in_the_exchange_readable_by_all_and_refuses_a_planted_folder(course, tmp_path):
+    import os
+    import stat
+
+    config, exchange = tmp_path / "config", tmp_path / "exchange"
+    config.mkdir()
+    (config / "nbgrader_config.py").write_text(f"c = get_config()\nc.Exchange.root = {str(exchange)!r}\n")
+    exchange.mkdir(mode=0o1777)
+    env = {"JUPYTER_CONFIG_PATH": str(config)}
+    done = leaderboard_cli(course, "--out", str(tmp_path / "board"), "--publish", env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    shown = exchange / "llm-train-vs-infer" / "leaderboard"
+    assert f"/hub/leaderboard/{LAB}" in done.stdout
+    for name in (f"{LAB}.html", f"{LAB}.json"):
+        assert (shown / name).read_bytes() == (tmp_path / "board" / name).read_bytes()
+        assert stat.S_IMODE((shown / name).stat().st_mode) == 0o644
+    assert stat.S_IMODE(shown.stat().st_mode) == 0o755 and not list(shown.glob(".*partial"))
+
+    # a folder someone else made first in the world-writable exchange is refused by path, nothing copied
+    planted = tmp_path / "other-exchange"
+    (planted / "llm-train-vs-infer" / "leaderboard").mkdir(parents=True)
+    os.chown(planted / "llm-train-vs-infer", 65534, 65534)
+    (config / "nbgrader_config.py").write_text(f"c = get_config()\nc.Exchange.root = {str(planted)!r}\n")
+    refused = leaderboard_cli(course, "--out", str(tmp_path / "board"), "--publish", env=env)
+    assert refused.returncode == 1 and "not published" in refused.stdout, refused.stdout
+    assert "llm-train-vs-infer is not a folder of yours" in refused.stdout
+    assert not list((planted / "llm-train-vs-infer" / "leaderboard").iterdir())
+
+
+def test_publish_without_an_exchange_says_it_is_for_a_class_hub(course, tmp_path):
+    done = leaderboard_cli(course, "--out", str(tmp_path / "board"), "--publish",
+                           env={"JUPYTER_CONFIG_PATH": str(tmp_path)})
+    assert done.returncode == 1 and "no nbgrader exchange is configured" in done.stdout, done.stdout
+    assert (tmp_path / "board" / f"{LAB}.html").is_file()       # the local page is still written
+
+
 @pytest.mark.browser
 @pytest.mark.slow
 def test_the_page_passes_axe_at_200_percent_zoom(course, tmp_path, browser):

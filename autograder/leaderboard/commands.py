@@ -14,8 +14,8 @@ from autograder.leaderboard import board as boards
 from autograder.leaderboard import page
 
 
-def publish(course: Course, lab_id: str, *, rerun: int = 3, out: Path | None = None, limits=None,
-            workers: int | None = None, progress: bool = True) -> tuple[list[boards.Standing], list[str], Path]:
+def measure_and_write(course: Course, lab_id: str, *, rerun: int = 3, out: Path | None = None, limits=None,
+                      workers: int | None = None, progress: bool = True) -> tuple[list[boards.Standing], list[str], Path]:
     """(the ranked board, grader errors of the re-runs, the folder written)."""
     from autograder.batch.lab import grade_lab
     from autograder.judge.secrets import load_secret
@@ -45,11 +45,21 @@ def cmd_leaderboard(args, course: Course) -> int:
     if args.lab not in course.lab_ids():
         print(f"autograder leaderboard: no lab {args.lab!r} (labs: {', '.join(course.lab_ids())})")
         return 1
-    board, errors, folder = publish(course, args.lab, rerun=args.rerun, out=args.out, workers=args.workers,
-                                    limits=Limits(isolate=not args.unconfined), progress=not args.no_progress)
+    board, errors, folder = measure_and_write(course, args.lab, rerun=args.rerun, out=args.out,
+                                              workers=args.workers, limits=Limits(isolate=not args.unconfined),
+                                              progress=not args.no_progress)
     print(page.text(args.lab, board))
     print(f"wrote {folder / (args.lab + '.html')} and {folder / (args.lab + '.json')} "
           f"({min(args.rerun, len(board))} top entries measured again)")
+    if args.publish:
+        from autograder.leaderboard.publish import exchange_folder, publish
+
+        try:
+            shown = publish([folder / f"{args.lab}.html", folder / f"{args.lab}.json"], exchange_folder(course))
+        except (RuntimeError, OSError) as error:
+            print(f"autograder leaderboard: not published: {error}")
+            return 1
+        print(f"published to {shown[0].parent}: the class sees it on the hub at /hub/leaderboard/{args.lab}")
     for error in errors:
         print(f"grader error while re-measuring {error}")
     return 1 if errors else 0
@@ -61,6 +71,9 @@ def register(sub) -> None:
     p.add_argument("lab")
     p.add_argument("--rerun", type=int, default=3, metavar="N", help="measure the top N again first (default 3)")
     p.add_argument("--out", help="folder for LAB.json and LAB.html (default autograded/.autograder/reports/leaderboard)")
+    p.add_argument("--publish", action="store_true",
+                   help="also copy the page into nbgrader's exchange, where the class hub shows it "
+                        "(/hub/leaderboard/LAB)")
     p.add_argument("--workers", type=int)
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--unconfined", action="store_true",

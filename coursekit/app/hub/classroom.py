@@ -39,6 +39,19 @@ STUDENT_LESSONS = "lessons"      # ~/lessons: a student's own copy of the lesson
 CULL_TIMEOUT = 3600              # seconds idle before a server (hub) or a kernel (in its server) is stopped
 
 
+def service_port(data: Path, port_file: str) -> int:
+    """A hub service's loopback port, chosen once and kept in <data>/port_file, so a hub restart mid-class
+    does not strand the students' servers that still point at it."""
+    path = Path(data) / port_file
+    if not path.is_file():
+        import socket
+
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            path.write_text(f"{probe.getsockname()[1]}\n")
+    return int(path.read_text())
+
+
 def cull_every(timeout: int) -> int:
     """How often the cullers look, and how often activity reaches the hub: a quarter of the timeout, at
     most 5 minutes (JupyterHub's own activity interval), so an active person is never seen as idle."""

@@ -11,6 +11,7 @@ import pwd
 from pathlib import Path
 
 from coursekit.paths import course_root
+from coursekit.app.hub import leaderboard as leaderboards
 from coursekit.app.hub.classroom import INSTRUCTOR_COURSE, Layout, cull_every
 from coursekit.app.lab_defaults import lab_default_args
 from coursekit.app.hub.proxy import ensure_proxy
@@ -68,6 +69,9 @@ def configure(c, data: str | Path) -> None:
                                 "scopes": ["admin:users", "admin:servers", "tokens", "list:users"]}]
     # The class's tutor (coursekit/app/hub/tutor_service.py): holds the key, counts questions per person.
     c.JupyterHub.services.append(hub_service(layout.data, settings.python))
+    # The class's leaderboards (coursekit/app/hub/leaderboard.py), in every person's Services menu.
+    c.JupyterHub.services.append(leaderboards.hub_service(layout.data, settings.python))
+    c.JupyterHub.load_roles.append(leaderboards.user_role())
 
     if settings.cull_timeout > 0:
         cull_idle_servers(c, settings.python, settings.cull_timeout)

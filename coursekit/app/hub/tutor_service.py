@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import sys
 import time
 from collections import defaultdict, deque
@@ -30,13 +29,9 @@ PORT_FILE = "tutor-service-port"
 def service_url(data: Path) -> str:
     """The service's loopback URL (with the OpenAI-style /v1), its port chosen once and kept, so a hub
     restart mid-class does not strand the students' servers that are still running."""
-    path = Path(data) / PORT_FILE
-    if not path.is_file():
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
-        path.write_text(f"{port}\n")
-    return f"http://127.0.0.1:{int(path.read_text())}/v1"
+    from coursekit.app.hub.classroom import service_port
+
+    return f"http://127.0.0.1:{service_port(data, PORT_FILE)}/v1"
 
 
 def hub_service(data: Path, python: str) -> dict:
