@@ -30,6 +30,8 @@ SEED_REF = re.compile(r"\bseeds? 0\d\d\b|(?<![-\w])seed_?\d{3}", re.IGNORECASE)
 # Jinja, or a format field such as {annual:,.0f} or {cost.BILL / annual:.0f} (not LaTeX's \text{...}, x_{i}).
 PLACEHOLDER = re.compile(r"\{\{|\{%|(?<![\\^_\w])\{[A-Za-z_][\w.]*[^{}\n]*\}")
 PAGES = [page for module in site_modules(ROOT) for page in module.pages]
+BOARDS = ROOT / "tests" / "fixtures" / "leaderboard"      # a class's published board, built into the site
+BOARD_PAGES = [f"leaderboard/{p.stem}.md" for p in sorted(BOARDS.glob("*.json"))]
 
 
 # The one notebook `course site` executes itself here; every other page comes from the session's
@@ -60,8 +62,8 @@ BUILD_LOG: dict[str, str] = {}   # the `course site` run's stderr, for the warni
 @pytest.fixture(scope="module")
 def site(executed_notebooks) -> Path:
     seed_site_cache(executed_notebooks)
-    done = subprocess.run([sys.executable, "-m", "coursekit.app.cli", "site"], cwd=ROOT, capture_output=True,
-                          text=True, timeout=3000)
+    done = subprocess.run([sys.executable, "-m", "coursekit.app.cli", "site", "--leaderboard", str(BOARDS)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=3000)
     assert done.returncode == 0, f"course site failed:\n{done.stderr[-3000:]}"
     assert f"executed {SITE_EXECUTES}" in done.stdout, done.stdout      # its own execution path ran
     html = ROOT / "build" / "site" / "html"
@@ -118,7 +120,7 @@ READ_PAGE = """() => {
 def test_every_page_loads_with_figures_numbers_and_working_links(site, site_url, page):
     assert (site / "search.html").exists() and (site / "searchindex.js").exists()
     problems = []
-    for rel in ["index.md", *PAGES]:
+    for rel in ["index.md", *PAGES, *BOARD_PAGES]:
         url = urljoin(site_url, html_path(rel))
         response = page.goto(url)
         if response is None or not response.ok:
@@ -201,7 +203,7 @@ def test_every_page_passes_axe_and_every_figure_has_alt_text(site_url, page):
     from test_figures import meaningful
 
     problems, counted = [], {}
-    for rel in ["index.md", *PAGES]:
+    for rel in ["index.md", *PAGES, *BOARD_PAGES]:
         page.goto(urljoin(site_url, html_path(rel)))
         found = blocking(run_axe(page))
         for v in found:
@@ -318,7 +320,7 @@ def test_pages_work_offline_opened_from_the_folder(site, browser):
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("requestfailed", lambda r: errors.append(f"failed: {r.url}"))
     try:
-        for rel in ["index.md", *PAGES]:
+        for rel in ["index.md", *PAGES, *BOARD_PAGES]:
             page.goto(inside + html_path(rel))
             formulas = page.locator("main .math").count()
             if formulas:
@@ -552,3 +554,31 @@ def test_a_site_built_before_npm_ci_says_how_to_get_its_scripts(tmp_path):
 
     with pytest.raises(RuntimeError, match=r"tex-mml-chtml\.js not found.*\./course\.sh site.*npm ci"):
         copy_npm_files(tmp_path / "_static", node_modules=tmp_path / "node_modules")
+
+
+def test_a_published_leaderboard_is_a_page_the_lab_links_to_with_names_as_text(site):
+    assert BOARD_PAGES, f"no board in {BOARDS}"
+    board = (site / "leaderboard" / "lab6-serving.html").read_text(encoding="utf-8")
+    assert "Fast Fran" in board and "1.35x" in board and "1.21x (noisy)" in board
+    assert "<script>alert" not in board and "&lt;script&gt;alert" in board        # a name is text, never markup
+    assert board.count('<th scope="col">') == 8 and "<caption>lab6-serving: 3 timed engine(s)</caption>" in board
+    assert 'href="../labs/lab6-serving/lab6-serving.html"' in board
+    lab = (site / "labs" / "lab6-serving" / "lab6-serving.html").read_text(encoding="utf-8")
+    assert 'href="../../leaderboard/lab6-serving.html"' in lab
+    other = (site / "labs" / "lab5-moe" / "lab5-moe.html").read_text(encoding="utf-8")
+    assert "leaderboard/" not in other                  # only a lab with a published board links one
+
+
+def test_a_board_not_of_the_graders_shape_is_named_and_left_out(tmp_path):
+    from coursekit.app.site.leaderboards import load_boards
+
+    (tmp_path / "lab6-serving.json").write_text('{"entries": [{"rank": "first"}]}')
+    (tmp_path / "lab5-moe.json").write_text("{not json")
+    (tmp_path / "lab4-economics.json").write_text(json.dumps({"entries": []}))
+    said = []
+    boards = load_boards(tmp_path, ["lab6-serving", "lab5-moe", "lab4-economics", "lab3-kv-cache"], said.append)
+    assert list(boards) == ["lab4-economics"]
+    assert any("lab6-serving.json: entry 1: 'rank' is missing or not a whole number" in s for s in said), said
+    assert any("lab5-moe.json: cannot be read as JSON" in s for s in said), said
+    with pytest.raises(RuntimeError, match="no such folder"):
+        load_boards(tmp_path / "nope", ["lab6-serving"])

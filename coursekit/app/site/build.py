@@ -27,6 +27,7 @@ from coursekit.paths import course_root
 from coursekit.quiz.bank import load_all_banks
 from coursekit.app.site import assets
 from coursekit.app.site.calculators import add_calculators
+from coursekit.app.site import leaderboards
 from coursekit.app.site.execute import code_fingerprint, executed_copy
 from coursekit.app.site.quizzes import CONF_LINES, copy_assets, progress_html
 from coursekit.app.site.static_pages import STUDENT_COPY, make_static
@@ -135,12 +136,20 @@ def write_if_changed(path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
-def stage(root: Path, out: Path, log=print) -> Path:
+def stage(root: Path, out: Path, log=print, boards_folder: Path | None = None) -> Path:
     source, executed = out / "source", out / "executed"
     fingerprint = code_fingerprint(root)
     banks = load_all_banks(root / "quizzes")
     env = {"COURSE_DEVICE": "cpu", "COURSE_PROGRESS_DIR": str(out / "progress")}
     modules = site_modules(root)
+    labs = {Path(rel).parent.name: rel for m in modules for rel in m.pages if rel.startswith("labs/")}
+    boards = leaderboards.load_boards(boards_folder, list(labs), log)
+    for old in (source / leaderboards.FOLDER).glob("*.md"):      # a board of an earlier build, not this one's
+        if old.stem not in boards:
+            old.unlink()
+    for lab, data in boards.items():
+        write_if_changed(source / leaderboards.FOLDER / f"{lab}.md",
+                         leaderboards.board_page(lab, data, "../" + labs[lab].rsplit(".", 1)[0] + ".ipynb"))
     for module in modules:
         for rel in module.pages:
             if rel.endswith(".md"):
@@ -159,6 +168,8 @@ def stage(root: Path, out: Path, log=print) -> Path:
                 write_if_changed(student, (root / rel).read_text(encoding="utf-8"))
                 checks = json.loads((root / rel).with_suffix(".checks.json").read_text(encoding="utf-8"))
                 make_static(nb, rel, banks, lab=True, root=root, repository=repository_url(root), checks=checks)
+                if Path(rel).parent.name in boards:
+                    nb.cells.append(leaderboards.link_cell(Path(rel).parent.name, rel))
             else:
                 make_static(nb, rel, banks, lab=False, root=root)
             add_calculators(nb, rel)   # a lesson's calculators, at the end of the section that teaches each
@@ -183,12 +194,13 @@ def render(source: Path, html: Path) -> None:
     assets.copy_npm_files(html / "_static")
 
 
-def build_site(root: Path | None = None, out: Path | None = None, log=print) -> Path:
+def build_site(root: Path | None = None, out: Path | None = None, log=print,
+               leaderboard: Path | None = None) -> Path:
     """Build the site; return the folder of its index.html."""
     root = root or course_root()
     out = (out or root / "build" / "site").resolve()
     log(f"Executing the lessons and labs (cached in {out / 'executed'})...")
-    source = stage(root, out, log)
+    source = stage(root, out, log, leaderboard)
     log("Rendering the site...")
     html = out / "html"
     render(source, html)

@@ -11,7 +11,8 @@ def main(args) -> int:
     from coursekit.app.site.build import build_site
 
     try:
-        html = build_site(out=Path(args.out) if args.out else None)
+        html = build_site(out=Path(args.out) if args.out else None,
+                          leaderboard=Path(args.leaderboard) if args.leaderboard else None)
     except Exception as exc:  # a failing notebook or a broken bank: say which, no traceback wall
         print(f"course site: {exc}", file=sys.stderr)
         return 1
@@ -22,4 +23,6 @@ def main(args) -> int:
 def register(sub) -> None:
     p = sub.add_parser("site", help="build the course as a static website in build/site/html")
     p.add_argument("--out", help="build folder (default: build/site)")
+    p.add_argument("--leaderboard", metavar="DIR",
+                   help="add the class leaderboards `autograder leaderboard LAB` wrote (DIR/LAB.json) as pages")
     p.set_defaults(handler=main)
