@@ -51,6 +51,9 @@ class Task:
     reference: Callable[..., Any] | None = None     # trusted reference; default: the solution
                                                     # notebook's function named `function`
     encode: Callable[[Any], Any] = encode           # output -> plain data (runs in the student process)
+    encode_reference: Callable[[Any], Any] | None = None  # the reference's output -> plain data (trusted
+                                                    # process only); None: encode. Lets a lab's encode refuse
+                                                    # what only the trusted side may hand in (Lab 6's decode record)
     forbidden: tuple[str, ...] | None = None        # code the graded function may not reach: modules,
                                                     # functions or methods by dotted name; None: DEFAULT_FORBIDDEN
     float64_expected: bool = False                  # visible expectations the reference computes with torch:

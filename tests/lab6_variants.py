@@ -69,6 +69,19 @@ class _Fake(BatchingEngine):
 def make_engine(milestone, model, cache, draft=None, draft_cache=None, token_budget=None):
     return _Fake(model, cache, draft=draft, draft_cache=draft_cache, token_budget=token_budget)
 ''',
+    # no engine: a decode record handed in as if it were the trusted side's (only the grader's reference may)
+    "decode_record": '''
+from coursekit.checks.lab6_serving import TrustedDecode as _Record
+
+
+_honest = make_engine
+
+
+def make_engine(milestone, model, cache, draft=None, draft_cache=None, token_budget=None):
+    if milestone != 2:
+        return _honest(milestone, model, cache, draft, draft_cache, token_budget)
+    return _Record({"reference": True, "tokens": [], "ties": [], "limits": {}, "num_blocks": 0, "token_budget": None})
+''',
     # outputs remembered by prompt, in memory and on disk: every timed run is a fresh process on new requests
     "memoize": SLOW.replace("class _Slow(BatchingEngine):", '''_MEMO = {}
 

@@ -58,3 +58,26 @@ def test_skipping_the_work_fails_on_the_trusted_sides_tokens(graded, name):
     task = _task(result)
     assert not task.passed and "token" in task.message, task.message
     assert "test_batching" not in result.speed           # a failing task is never timed
+    if name == "harness":                                  # patching the course's loop is flagged for review
+        assert "tamper: patches coursekit.checks.lab6_serving.drive" in result.flags, result.flags
+
+
+@pytest.mark.slow
+def test_a_decode_record_instead_of_an_engine_is_refused(graded):
+    """Only the grader's own reference may hand in a decode record (Task.encode_reference); from the
+    learner's make_engine it is refused whatever it holds, so no decoder of one's own skips the engine."""
+    task = _task(graded["decode_record"])
+    assert not task.passed and "not a decode record" in task.message, task.message
+    assert _task(graded["decode_record"], "test_paged").passed
+
+
+def test_the_learners_encode_refuses_a_decode_record_and_the_trusted_side_passes_its_own():
+    from coursekit.checks.lab6_serving import TrustedDecode, encode, encode_trusted, serving_match
+
+    record = TrustedDecode({"reference": True, "tokens": [[1, 2]], "ties": [[-1, -1]], "limits": {},
+                            "num_blocks": 4, "token_budget": None})
+    for handed_in in (record, dict(record.data)):
+        with pytest.raises(TypeError, match="not a decode record"):
+            encode(handed_in)
+    data = encode_trusted(record)
+    assert data == record.data and serving_match()(data, dict(data)) is None     # the reference's self-check

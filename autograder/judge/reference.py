@@ -79,4 +79,5 @@ def reference_function(spec: LabSpec, task: Task) -> Callable[..., Any]:
 def reference_output(spec: LabSpec, task: Task, case: Case) -> Any:
     """The encoded reference output on `case`; arguments are prepared afresh so nothing is shared."""
     args, kwargs = task.prepare(case)
-    return task.encode(reference_function(spec, task)(*args, **kwargs))
+    encode = task.encode_reference or task.encode
+    return encode(reference_function(spec, task)(*args, **kwargs))

@@ -126,16 +126,25 @@ def drive(engine, plan: Plan) -> dict:
 
 
 def encode(output) -> dict:
-    """An engine is driven through the pending case's workload; the trusted decode is passed through."""
-    if isinstance(output, TrustedDecode):
-        _PENDING.clear()
-        return output.data
+    """The learner's engine, driven through the pending case's workload. A decode record is refused
+    here: only the trusted side's own reference may hand one in (`encode_trusted`)."""
+    if isinstance(output, (TrustedDecode, dict)):
+        raise TypeError("make_engine must return an engine (add_request, step, has_unfinished, kv_blocks_in_use), "
+                        "not a decode record")
     if not all(hasattr(output, name) for name in ("add_request", "step", "has_unfinished", "kv_blocks_in_use")):
         raise TypeError("make_engine must return an engine with add_request, step, has_unfinished and "
                         f"kv_blocks_in_use (got {type(output).__name__})")
     if not _PENDING:
         raise TypeError("no case is pending: call prepare(case) first")
     return drive(output, _PENDING.pop())
+
+
+def encode_trusted(output) -> dict:
+    """The trusted side's reference (Task.encode_reference, never run in the learner's process)."""
+    if isinstance(output, TrustedDecode):
+        _PENDING.clear()
+        return output.data
+    return encode(output)
 
 
 def trusted_decode(milestone, model, cache, draft=None, draft_cache=None, token_budget=None) -> TrustedDecode:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from autograder.judge.speed import SpeedSpec
 from autograder.spec import DEFAULT_FORBIDDEN, Case, LabSpec, Task
-from coursekit.checks.lab6_serving import encode, prepare, serving_match, trusted_decode
+from coursekit.checks.lab6_serving import encode, encode_trusted, prepare, serving_match, trusted_decode
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import lab6_cases as W  # noqa: E402  (beside this spec: the cases' generators)
@@ -79,7 +79,8 @@ def _speculative_hidden(rng):
 
 def _task(grade_id, title, points, visible, hidden, wrong) -> Task:
     return Task(grade_id, title, points, "make_engine", visible=visible, hidden=_hidden(hidden), n_hidden=3,
-                prepare=prepare, encode=encode, compare=serving_match(), reference=trusted_decode,
+                prepare=prepare, encode=encode, encode_reference=encode_trusted, compare=serving_match(),
+                reference=trusted_decode,
                 forbidden=ENGINE_CODE, wrong=wrong)
 
 
