@@ -143,7 +143,7 @@ def test_report_and_merge_match_course_progress(tmp_path, monkeypatch):
     progress.record_quiz("m1-l1", module="m1", seed=1, shown=["a", "b"], item_id="a", response=2, correct=True)
     progress.record_quiz("m1-l1", module="m1", seed=1, shown=["a", "b"], item_id="b", response=3, correct=True)
     progress.record_quiz("m1-l2", module="m1", seed=5, shown=["c", "d"], item_id="c", response=3, correct=True)
-    progress.record_module_test("m1", bank_id="m1-module-test", student="s", seed=3,
+    progress.record_module_test("m1", bank_id="m1-test", student="s", seed=3,
                                 items={f"i{n}": {"response": n, "correct": n < 11} for n in range(15)}, pass_mark=0.8)
     progress.record_lab_check("lab1-roofline", 3, 5)
     progress.record_lab_check("lab2-parallelism", 4, 4)
