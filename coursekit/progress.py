@@ -17,7 +17,7 @@ import uuid
 import warnings
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 SCHEMA = 1
 SECTIONS = ("quizzes", "module_tests", "labs")
@@ -172,10 +172,12 @@ def record_quiz(bank_id: str, *, module: str, seed: int, shown: list[str], item_
     return update(change)
 
 
-def module_test_attempts(module: str, bank_id: str, student: str) -> list[dict]:
-    """The submitted attempts of one student at one module test, oldest first."""
+def module_test_attempts(module: str, bank_id: str, student: str, *, formerly: Iterable[str] = ()) -> list[dict]:
+    """The submitted attempts of one student at one module test, oldest first. `formerly`: the bank's
+    earlier ids (Bank.formerly): attempts recorded before a rename stay under the id they had then."""
+    ids = {bank_id, *formerly}
     attempts = load()["module_tests"].get(module, {}).get("attempts", [])
-    return [a for a in attempts if a.get("bank") == bank_id and a.get("student") == student]
+    return [a for a in attempts if a.get("bank") in ids and a.get("student") == student]
 
 
 def record_module_test(module: str, *, bank_id: str, student: str, seed: int, items: dict[str, dict],

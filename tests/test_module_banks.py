@@ -1,7 +1,8 @@
 """Every module's question banks, one rule for all six (issue 41 folded the per-module copies of it):
-a lesson quiz per lesson of the outline and a module test (15 questions from a pool of at least 25, pass at 80%); each
-lesson quiz shows at least 3 of at least 6 items; every item's id names its module and every item
-cites a source and explains its answer. Each module's own numbers are tested in tests/test_m<N>_banks.py."""
+a lesson quiz per lesson of the outline and a module test named mN-test (15 questions from a pool of at
+least 25, pass at 80%); each lesson quiz shows at least 3 of at least 6 items; every item's id names its
+module and every item cites a source and explains its answer. Each module's own numbers are tested in
+tests/test_m<N>_banks.py."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -27,7 +28,7 @@ def test_a_lesson_quiz_per_lesson_and_a_module_test(module):
     lessons = [lesson.number for lesson in OUTLINE[module].lessons]
     assert sorted(k for k, b in banks.items() if b.kind == "lesson-quiz") == [f"{module}-l{n}" for n in lessons]
     tests = [b for b in banks.values() if b.kind == "module-test"]
-    assert len(tests) == 1, [b.id for b in tests]
+    assert [b.id for b in tests] == [f"{module}-test"]
     assert (tests[0].show, tests[0].pass_mark) == (15, 0.8)
     assert len(pool(tests[0], BANKS)) >= 25
 
@@ -39,3 +40,12 @@ def test_each_bank_has_enough_items_that_cite_and_explain(bank_id):
         assert bank.show >= 3 and len(bank.items) >= 6
     for item in bank.items:
         assert item.id.startswith(f"{bank.module}-") and item.source and item.explanation, item.id
+
+
+def test_the_first_module_test_answers_to_its_former_id():
+    """m1-test was m1-module-test (the one module test not named mN-test): graded quizzes released and
+    attempts recorded under the old id still find it."""
+    from coursekit.quiz.bank import resolve_bank
+
+    assert BANKS["m1-test"].formerly == ("m1-module-test",) and "m1-module-test" not in BANKS
+    assert resolve_bank(BANKS, "m1-module-test") is BANKS["m1-test"]

@@ -40,7 +40,7 @@ def test_states_scores_and_shares(store):
         progress.record_quiz("m1-l1", module="m1", seed=1, shown=shown, item_id=item, response=1, correct=True)
     progress.record_quiz("m1-l2", module="m1", seed=1, shown=["a", "b", "c"], item_id="a", response=1, correct=True)
     progress.record_lab_check("lab1-roofline", 5, 5)
-    progress.record_module_test("m1", bank_id="m1-module-test", student="s", seed=1, pass_mark=0.8,
+    progress.record_module_test("m1", bank_id="m1-test", student="s", seed=1, pass_mark=0.8,
                                 items={f"i{n}": {"response": n, "correct": n < 10} for n in range(15)})
     m1 = course_report(ROOT)[0]
     states = {i.title.split(":")[0]: (i.state, i.detail) for i in m1.items}

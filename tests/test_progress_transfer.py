@@ -38,7 +38,7 @@ def site_file(path, attempts: list[dict], tests: list[dict] = ()) -> None:
 
 def test_import_merges_keeping_the_best_and_export_round_trips(store):
     progress.record_quiz("m1-l1", module="m1", seed=7, shown=["x", "y"], item_id="x", response=1, correct=True)
-    passed = {"time": "2026-11-25T11:00:00+00:00", "bank": "m1-module-test", "student": "site-abc", "attempt": 1,
+    passed = {"time": "2026-11-25T11:00:00+00:00", "bank": "m1-test", "student": "site-abc", "attempt": 1,
               "seed": "site-abc-test-1", "score": 13, "total": 15, "pass_mark": 0.8, "passed": True, "items": {}}
     failed = {**passed, "time": "2026-11-25T12:00:00+00:00", "attempt": 2, "seed": "site-abc-test-2", "score": 9,
               "passed": False}

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from coursekit.quiz import check_banks, load_all_banks, load_bank
-from coursekit.quiz.bank import BankError, bank_files
+from coursekit.quiz.bank import BankError, bank_files, resolve_bank, scan_banks
 from coursekit.app.quiz_cli import register
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -117,3 +117,37 @@ def test_course_banks_right_answer_feedback_does_not_repeat_the_verdict():
             texts.append((item.feedback or {}).get("correct", ""))
             repeated += [f"{bank.id}/{item.id}: {t!r}" for t in texts if REPEATED_VERDICT.match(t)]
     assert not repeated, "\n".join(repeated)
+
+
+def _module_test(formerly: str, bank_id: str = "m9-module-test") -> str:
+    """The good fixture's module test with another id and a 'formerly' line (YAML text)."""
+    text = (FIXTURES / "good" / "m9" / "module-test.yaml").read_text()
+    return text.replace("id: m9-module-test\n", f"id: {bank_id}\nformerly: {formerly}\n", 1)
+
+
+def test_a_renamed_bank_answers_to_its_former_id(tmp_path):
+    (tmp_path / "l1.yaml").write_text((FIXTURES / "good" / "m9" / "l1-fixture.yaml").read_text())
+    (tmp_path / "mt.yaml").write_text(_module_test("[m9-module-test, m9-mt-2024]", "m9-test"))
+    banks = load_all_banks(tmp_path)
+    assert banks["m9-test"].formerly == ("m9-module-test", "m9-mt-2024")
+    assert resolve_bank(banks, "m9-module-test") is banks["m9-test"] is resolve_bank(banks, "m9-test")
+    assert resolve_bank(banks, "m9-l1") is banks["m9-l1"] and resolve_bank(banks, "m9-nope") is None
+
+
+def test_a_former_id_leads_to_one_bank_only(tmp_path, monkeypatch):
+    """A former id that is another bank's id, or that two banks list, is refused, naming both files."""
+    monkeypatch.chdir(tmp_path)     # files are named relative to here, as an author checking a folder sees them
+    (tmp_path / "l1.yaml").write_text((FIXTURES / "good" / "m9" / "l1-fixture.yaml").read_text())
+    (tmp_path / "a.yaml").write_text(_module_test("[m9-l1, m9-old]", "m9-a"))
+    (tmp_path / "b.yaml").write_text(_module_test("[m9-old]", "m9-b").replace("id: m9-mt-", "id: m9-b-mt-"))
+    messages = [str(p) for p in scan_banks(tmp_path)[1]]
+    assert any(m.startswith("a.yaml: former id 'm9-l1' is the id of l1.yaml") for m in messages), messages
+    assert any(m.startswith("b.yaml: former id 'm9-old' is also listed by a.yaml") for m in messages), messages
+    (tmp_path / "b.yaml").write_text(_module_test("m9-old", "m9-b").replace("id: m9-mt-", "id: m9-b-mt-"))
+    (tmp_path / "l1.yaml").write_text((FIXTURES / "good" / "m9" / "l1-fixture.yaml").read_text()
+                                      .replace("kind: lesson-quiz\n", "kind: lesson-quiz\nformerly: [m9-x]\n"))
+    messages = [str(p) for p in scan_banks(tmp_path)[1]]
+    assert "b.yaml: 'formerly' must be a list of the ids this bank had before, e.g. [m1-module-test]; " \
+           "got 'm9-old'" in messages, messages
+    assert "l1.yaml: 'formerly' is for module tests only" in messages, messages
+

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import re
 import shutil
 
 import nbformat
 import pytest
 
-from quiz_course import (BANKS, QUIZ, ROOT, SECRET, STUDENTS, answers_for, copy_course, hand_in, nbgrader_grades,
+from autograder.quiz.assignment import student_questions
+from quiz_course import (BANK, BANKS, QUIZ, ROOT, SECRET, STUDENTS, answers_for, copy_course, hand_in, nbgrader_grades,
                          questions, run, status_rows)
 
 pytestmark = pytest.mark.slow
@@ -97,3 +99,25 @@ def test_release_refuses_a_broken_bank_with_the_file_named(tmp_path):
     done = run(course, "quiz", "release", "m9-broken", "--banks", str(BANKS.parent / "broken"), check=False)
     assert done.returncode != 0 and ".yaml" in done.stderr
     assert not (course / "solutions" / "m9-broken").exists()
+
+
+def test_a_quiz_released_before_its_bank_was_renamed_grades_as_released(course, tmp_path):
+    """The bank renamed after the release, its old id kept in `formerly`: quiz.json still names the old id,
+    each student's questions are drawn and seeded with it as released, so the right answers still score;
+    releasing by the old id finds the bank too."""
+    banks = tmp_path / "banks"                     # the fixture banks, renamed where quiz.json looks for them
+    shutil.copytree(BANKS, banks)
+    bank_file = banks / "m9" / "module-test.yaml"
+    bank_file.write_text(bank_file.read_text().replace("id: m9-module-test\n",
+                                                       "id: m9-test\nformerly: [m9-module-test]\n", 1))
+    record = course / "solutions" / QUIZ / "quiz.json"
+    released = json.loads(record.read_text())
+    assert released["bank"] == BANK == "m9-module-test"
+    record.write_text(json.dumps({**released, "banks": str(banks)}))
+    assert [q.stem for q in student_questions(BANK, "alice", SECRET, banks)] == [q.stem for q in questions("alice")]
+    hand_in(course, "alice", answers=answers_for("alice", 15))
+    assert re.search(r"alice\s+graded\s+15/15", run(course, "quiz", "grade", QUIZ, "--no-progress").stdout)
+    run(course, "quiz", "release", BANK, "--assignment", "quiz-again", "--banks", str(banks), "--students", "alice")
+    again = text_of(course / "personalized" / "alice" / "quiz-again" / "quiz-again.ipynb")
+    assert all(q.stem in again for q in questions("alice"))
+    assert json.loads((course / "solutions" / "quiz-again" / "quiz.json").read_text())["bank"] == BANK

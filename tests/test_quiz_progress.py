@@ -31,7 +31,7 @@ def test_records_persist_and_summarise(store):
     progress.record_quiz("m1-l1", module="m1", seed=7, shown=["a", "b"], item_id="a", response=2, correct=False)
     progress.record_quiz("m1-l1", module="m1", seed=7, shown=["a", "b"], item_id="a", response=1, correct=True)
     progress.record_quiz("m1-l1", module="m1", seed=7, shown=["a", "b"], item_id="b", response=0.5, correct=True)
-    progress.record_module_test("m1", bank_id="m1-module-test", student="s", seed=1,
+    progress.record_module_test("m1", bank_id="m1-test", student="s", seed=1,
                                 items={f"i{n}": {"response": n, "correct": n < 12} for n in range(15)}, pass_mark=0.8)
     progress.record_lab_check("lab1-roofline", 3, 5)
     progress.record_lab_check("lab1-roofline", 5, 5)
@@ -144,6 +144,25 @@ def test_progress_cli(store, capsys):
     lab = next(i for m in report["modules"] for i in m["items"] if "(lab3-kv-cache)" in i["title"])
     assert (lab["state"], lab["detail"]) == ("done", "all 4 tasks passed their visible tests at your best check")
     assert report["store"] == str(store) and report["next"]["title"].startswith("Lesson 1")
+
+
+def test_module_test_attempts_under_the_former_id_still_count(store, capsys):
+    """m1's test was m1-module-test until it took the mN-test name: an attempt recorded under the old id
+    counts for m1-test (the bank's `formerly` names it) and shows in `course progress`."""
+    from coursekit.quiz.bank import load_all_banks
+
+    bank = load_all_banks(Path(__file__).resolve().parent.parent / "quizzes")["m1-test"]
+    progress.record_module_test("m1", bank_id="m1-module-test", student="s", seed=1, pass_mark=0.8,
+                                items={f"i{n}": {"response": n, "correct": n < 13} for n in range(15)})
+    attempts = progress.module_test_attempts("m1", "m1-test", "s", formerly=bank.formerly)
+    assert [(a["bank"], a["score"]) for a in attempts] == [("m1-module-test", 13)]
+    assert progress.module_test_attempts("m1", "m1-test", "s") == []          # the id now alone misses it
+    assert progress.module_test_attempts("m1", "m1-test", "t", formerly=bank.formerly) == []   # per student
+    parser = argparse.ArgumentParser(prog="course")
+    register(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["progress"])
+    assert args.handler(args) == 0
+    assert "Module 1 test: passed: best 13/15 right, pass mark 80% (1 attempt)" in capsys.readouterr().out
 
 
 def test_progress_json_says_a_recovered_store_and_the_end(store, monkeypatch):

@@ -1,6 +1,7 @@
 """Lesson quiz and module test widgets driven from Python: feedback, retry, score, progress, refusal."""
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -253,3 +254,26 @@ def test_a_restored_numeric_answer_shows_what_was_typed_and_how_it_was_read():
     again = show_quiz("m9-l1", root=GOOD).view.questions[index]   # after a kernel restart
     assert again.response() == pytest.approx(view.q.answer * 10)
     assert "Not quite." in again.feedback.value and "not yet right" in again.feedback.value
+
+
+def test_a_renamed_module_test_keeps_the_attempts_under_its_former_id(tmp_path):
+    """The bank renamed after a submitted attempt (`formerly` names the old id): that attempt is still
+    counted, reviewed with its own questions, and the next one is attempt 2; show_quiz takes the old id."""
+    first = show_module_test("m9", student="gus", root=GOOD)
+    for qv in first.view.questions:
+        qv.set_response(qv.q.correct_response())
+    first.view.submit(force=True)
+    renamed = tmp_path / "renamed"
+    shutil.copytree(GOOD, renamed)
+    test_file = renamed / "m9" / "module-test.yaml"
+    test_file.write_text(test_file.read_text().replace("id: m9-module-test\n",
+                                                       "id: m9-test\nformerly: [m9-module-test]\n", 1))
+    again = show_module_test("m9", student="gus", root=renamed)
+    assert again.bank.id == "m9-test" and again.attempt == 2
+    history, start, review = again.box.children
+    assert "Attempt 1: 15/15" in history.value and start.description == "Start attempt 2"
+    assert [(q.q.id, q.q.stem) for q in again.review.questions] == [(q.q.id, q.q.stem) for q in first.view.questions]
+    again.view.submit(force=True)
+    stored = progress.module_test_attempts("m9", "m9-test", "gus", formerly=again.bank.formerly)
+    assert [(a["bank"], a["attempt"]) for a in stored] == [("m9-module-test", 1), ("m9-test", 2)]
+    assert "not a lesson quiz" in show_quiz("m9-module-test", root=renamed).value   # found under its old id

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from urllib.parse import urljoin
@@ -394,4 +395,44 @@ def test_after_importing_a_jupyterlab_attempt_the_lesson_page_counts_it(site_url
     page.goto(urljoin(site_url, LESSON))
     history = page.locator(".course-quiz-history").inner_text()
     assert history == f"Attempt 2. Earlier attempts: #1 (in JupyterLab): 2/{bank.show}.", history
+    assert not errors, errors
+
+
+@pytest.mark.browser
+def test_a_renamed_module_test_shows_the_attempts_under_its_former_id(page, tmp_path):
+    """quiz.js on a page of its own (no site build): an attempt this browser submitted under the bank's
+    former id is listed, reviewed and followed by attempt 2 once the bank is m9-test."""
+    from coursekit.app.site.quizzes import CONF_LINES, copy_assets, quiz_html
+
+    banks_folder = tmp_path / "banks"
+    shutil.copytree(ROOT / "tests" / "fixtures" / "quiz" / "good", banks_folder)
+    bank_file = banks_folder / "m9" / "module-test.yaml"
+    bank_file.write_text(bank_file.read_text().replace("id: m9-module-test\n",
+                                                       "id: m9-test\nformerly: [m9-module-test]\n", 1))
+    banks = load_all_banks(banks_folder)
+    copy_assets(tmp_path / "_static")
+    scripts = re.search(r"html_js_files = \[(.*?)\]", CONF_LINES, re.S).group(1)
+    tags = "".join(f'<script src="_static/{name}"></script>' for name in re.findall(r'"([\w.-]+)"', scripts))
+    (tmp_path / "test.html").write_text(f"<!DOCTYPE html><html><head>{tags}</head><body>"
+                                        f"{quiz_html(banks['m9-test'], banks)}</body></html>")
+    errors = watch_errors(page)
+    page.goto((tmp_path / "test.html").as_uri())
+    assert page.get_by_role("button", name="Submit test").count() == 1         # nothing submitted yet
+    first = page.evaluate("""() => {
+        const key = Object.keys(localStorage).find((k) => k.startsWith("llm-course-progress:"));
+        const store = JSON.parse(localStorage.getItem(key));
+        const bank = JSON.parse(document.querySelector("script.course-quiz-data").textContent);
+        const shown = bank.pool.slice(0, 15), variants = Object.fromEntries(shown.map((id) => [id, 0]));
+        store.module_tests.m9 = {attempts: [{time: "2026-01-01T00:00:00+00:00", bank: "m9-module-test",
+            student: `site-${store.learner}`, attempt: 1, seed: `site-${store.learner}-test-1`, source: "site",
+            shown, variants, score: 3, total: 15, pass_mark: 0.8, passed: false, items: {}}]};
+        localStorage.setItem(key, JSON.stringify(store));
+        return shown;
+    }""")
+    page.reload()
+    assert "Attempt 1: 3/15 (20%), not passed" in page.locator(".course-quiz-history").inner_text()
+    review = page.locator(".course-module-test-review fieldset.course-quiz-item")
+    assert [review.nth(i).get_attribute("data-item") for i in range(review.count())] == first
+    page.get_by_role("button", name="Start attempt 2").click()
+    assert page.get_by_role("button", name="Submit test").count() == 1
     assert not errors, errors

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import itertools
 import json
+import shutil
+from pathlib import Path
 
 import pytest
 
@@ -24,6 +26,8 @@ from coursekit.app.site.quizzes import export_item, lab_modules, outline
 from site_js import MALFORMED, node
 
 from test_site import ROOT
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "quiz"
 
 
 def number_answers(q) -> list[str]:
@@ -139,7 +143,7 @@ def test_report_and_merge_match_course_progress(tmp_path, monkeypatch):
     progress.record_quiz("m1-l1", module="m1", seed=1, shown=["a", "b"], item_id="a", response=2, correct=True)
     progress.record_quiz("m1-l1", module="m1", seed=1, shown=["a", "b"], item_id="b", response=3, correct=True)
     progress.record_quiz("m1-l2", module="m1", seed=5, shown=["c", "d"], item_id="c", response=3, correct=True)
-    progress.record_module_test("m1", bank_id="m1-module-test", student="s", seed=3,
+    progress.record_module_test("m1", bank_id="m1-test", student="s", seed=3,
                                 items={f"i{n}": {"response": n, "correct": n < 11} for n in range(15)}, pass_mark=0.8)
     progress.record_lab_check("lab1-roofline", 3, 5)
     progress.record_lab_check("lab2-parallelism", 4, 4)
@@ -183,6 +187,32 @@ BAD_FILES = [("not json {", "a.json"), ("[]", "b.json"), ('{"schema": 2}', "c.js
               '"labs": {"lab1": {"checks": [{"passed": "3", "total": 5}]}}}', "e.json"),
              ('{"schema": 1, "quizzes": {}, "module_tests": {}, "labs": {}, "exercises": {"x": {"lesson": "m1-l1", '
               '"reveals": [{"time": "t", "prediction": "1", "answer": 2, "off_pct": 1, "close": true}]}, "y": []}}', "f.json")]
+
+
+def test_a_renamed_module_test_counts_the_attempts_under_its_former_id_in_the_browser(tmp_path, monkeypatch):
+    """The site's module test (quiz.js, through progress.js) finds a learner's attempts as
+    progress.module_test_attempts does: those recorded under a former id, exported with the bank, count;
+    another bank's and another learner's do not."""
+    from coursekit.app.site.quizzes import export_bank
+
+    renamed = tmp_path / "banks"
+    shutil.copytree(FIXTURES / "good", renamed)
+    test_file = renamed / "m9" / "module-test.yaml"
+    test_file.write_text(test_file.read_text().replace("id: m9-module-test\n",
+                                                       "id: m9-test\nformerly: [m9-module-test]\n", 1))
+    banks = load_all_banks(renamed)
+    bank = banks["m9-test"]
+    monkeypatch.setenv("COURSE_PROGRESS_DIR", str(tmp_path / "progress"))
+    for n, (bank_id, student) in enumerate([("m9-module-test", "site-b1"), ("m9-test", "site-b1"),
+                                            ("m9-other", "site-b1"), ("m9-module-test", "site-b2")], 1):
+        progress.record_module_test("m9", bank_id=bank_id, student=student, seed=n, pass_mark=0.8, attempt=n,
+                                    items={"m9-l1-kv": {"response": 1, "correct": True}})
+    want = progress.module_test_attempts("m9", bank.id, "site-b1", formerly=bank.formerly)
+    assert [a["bank"] for a in want] == ["m9-module-test", "m9-test"]
+    exported = export_bank(bank, banks)
+    assert (exported["id"], exported["formerly"]) == ("m9-test", ["m9-module-test"])
+    data = progress.load()
+    assert node({"op": "module-test-attempts", "data": data, "bank": exported, "student": "site-b1"}) == want
 
 
 def test_a_bad_progress_file_is_refused_with_its_name_and_problem():

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import nbformat
 
-from coursekit.quiz.bank import Bank, BankError, pool, resolve_root
+from coursekit.quiz.bank import Bank, BankError, pool, resolve_bank, resolve_root
 from coursekit.quiz.engine import Question, build_quiz, derive_seed
 from coursekit.quiz.items import notebook_view
 from coursekit.quiz.selftest import bank_problems
@@ -34,17 +34,21 @@ def load_bank(bank_id: str, banks: Path | str) -> tuple[Bank, dict[str, Bank]]:
 
 @lru_cache(maxsize=8)
 def _checked_bank(bank_id: str, banks: str) -> tuple[Bank, dict[str, Bank]]:
-    """Checked and self-tested once per command, not once per student."""
+    """Checked and self-tested once per command, not once per student. `bank_id` may be a former id
+    (a quiz released before its bank was renamed): it finds the bank under its id now."""
     found, problems = bank_problems(bank_id, banks)
     if problems:     # a ValueError: the command prints every problem (file, item, message) and exits
         raise ValueError(f"bank {bank_id} under {banks} fails its checks:\n{BankError(problems)}")
-    return found[bank_id], found
+    return resolve_bank(found, bank_id), found
 
 
 def student_questions(bank_id: str, student: str, secret: str, banks: Path | str) -> list[Question]:
-    """The student's draw and numeric variants: reproducible only with the instructor secret."""
+    """The student's draw and numeric variants: reproducible only with the instructor secret. Seeded and
+    drawn with `bank_id` as the quiz record names it, never the bank's id now: a quiz released under a
+    bank's former id keeps each student's questions after the rename."""
     bank, everything = load_bank(bank_id, banks)
-    return build_quiz(bank, pool(bank, everything), derive_seed("graded", student, bank_id, secret=secret))
+    return build_quiz(bank, pool(bank, everything), derive_seed("graded", student, bank_id, secret=secret),
+                      salt=bank_id)
 
 
 def _cell_meta(role: str, **nbgrader: Any) -> dict:
@@ -70,6 +74,8 @@ def write_source(course: Course, bank_id: str, assignment: str, banks: Path | st
     folder = course.solutions / assignment
     folder.mkdir(parents=True, exist_ok=True)
     inside = banks.is_relative_to(course.root)
+    # the id as given (a former one too): it seeds every student's questions, so releasing again with the
+    # same command keeps the questions students already have
     record = {"bank": bank_id, "banks": str(banks.relative_to(course.root) if inside else banks),
               "questions": bank.show}
     (folder / QUIZ_FILE).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")

@@ -78,7 +78,7 @@ def register(sub) -> None:
     quiz = sub.add_parser("quiz", help="graded quizzes: release a bank, grade it like a lab, item analytics")
     commands = quiz.add_subparsers(dest="quiz_command", required=True)
     p = commands.add_parser("release", help="a bank as an nbgrader assignment, one notebook per student")
-    p.add_argument("bank", help="bank id, e.g. m1-module-test")
+    p.add_argument("bank", help="bank id, e.g. m1-test (a former id works too)")
     p.add_argument("--assignment", help="assignment name (default: the bank id)")
     p.add_argument("--banks", default="quizzes", help="folder holding the banks (default: the course's quizzes/)")
     p.add_argument("--students", default="", help="comma-separated student ids to personalize for")

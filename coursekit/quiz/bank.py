@@ -111,6 +111,7 @@ class Bank:
     path: str
     pass_mark: float | None = None
     include: tuple[str, ...] = ()
+    formerly: tuple[str, ...] = ()      # ids it had before a rename: lookups and recorded attempts still find it
 
 
 def display_path(path: Path | str) -> str:
@@ -225,6 +226,7 @@ def _read_bank(r: _Reader, data: Any) -> Bank | None:
         show = 0
     pass_mark = data.get("pass_mark")
     include = data.get("include") or []
+    formerly = data.get("formerly") or []
     if kind == "module-test":
         if isinstance(pass_mark, bool) or not isinstance(pass_mark, (int, float)) or not 0 < pass_mark <= 1:
             r.problem("", f"a module test needs 'pass_mark' in (0, 1], e.g. 0.8; got {pass_mark!r}")
@@ -234,14 +236,18 @@ def _read_bank(r: _Reader, data: Any) -> Bank | None:
         if not isinstance(include, list) or not all(isinstance(b, str) for b in include):
             r.problem("", f"'include' must be a list of bank ids, got {include!r}")
             include = []
+        formerly = _former_ids(r, formerly, bank_id)
     else:
-        for key in ("pass_mark", "include"):
+        # a lesson quiz's answers are stored under its id, which is its lesson's key (m1-l1) in the
+        # progress report: renaming one would orphan them, so only module tests may list former ids
+        for key in ("pass_mark", "include", "formerly"):
             if key in data:
                 r.problem("", f"'{key}' is for module tests only")
+        formerly = []
         if show and show < LESSON_MIN_SHOW:
             r.problem("", f"a lesson quiz shows at least {LESSON_MIN_SHOW} items, not {show}")
         include = []
-    unknown = set(data) - {"id", "title", "module", "kind", "show", "pass_mark", "include", "items"}
+    unknown = set(data) - {"id", "title", "module", "kind", "show", "pass_mark", "include", "formerly", "items"}
     if unknown:
         r.problem("", f"unknown bank keys {sorted(unknown)} (typo?)")
     raw_items = data.get("items")
@@ -260,7 +266,21 @@ def _read_bank(r: _Reader, data: Any) -> Bank | None:
         r.problem("", f"'show' is {show} but the pool has only {len(raw_items)} items")
     return Bank(id=bank_id, title=r.text(data, "title", ""), module=r.text(data, "module", ""),
                 kind=str(kind), show=show, items=tuple(items), path=r.file,
-                pass_mark=float(pass_mark) if pass_mark is not None else None, include=tuple(include))
+                pass_mark=float(pass_mark) if pass_mark is not None else None, include=tuple(include),
+                formerly=tuple(formerly))
+
+
+def _former_ids(r: _Reader, formerly: Any, bank_id: str) -> list[str]:
+    """'formerly': the ids a renamed bank had, each a non-empty text other than its own id."""
+    if not isinstance(formerly, list) or not all(isinstance(f, str) and f.strip() for f in formerly):
+        r.problem("", f"'formerly' must be a list of the ids this bank had before, e.g. [m1-module-test]; "
+                      f"got {formerly!r}")
+        return []
+    formerly = list(dict.fromkeys(f.strip() for f in formerly))
+    if bank_id in formerly:
+        r.problem("", f"'formerly' lists the bank's own id {bank_id!r}: list only the ids it had before")
+        formerly.remove(bank_id)
+    return formerly
 
 
 def read_bank(path: Path | str) -> tuple[Bank | None, list[Problem]]:
@@ -327,6 +347,7 @@ def scan_banks(root: Path | str = "quizzes") -> tuple[dict[str, Bank], list[Prob
             if item.id in item_home and item_home[item.id] != bank.path:
                 problems.append(Problem(bank.path, item.id, f"item id is also used in {item_home[item.id]}"))
             item_home.setdefault(item.id, bank.path)
+    problems += _former_id_clashes(banks)
     for bank in banks.values():
         if bank.kind != "module-test":
             continue
@@ -340,6 +361,30 @@ def scan_banks(root: Path | str = "quizzes") -> tuple[dict[str, Bank], list[Prob
             problems.append(Problem(bank.path, "", f"a module test pool needs at least {MODULE_TEST_MIN_POOL} "
                                                    f"items (own + included), has {size}"))
     return banks, problems
+
+
+def _former_id_clashes(banks: dict[str, Bank]) -> list[Problem]:
+    """A former id resolves to one bank only: not another bank's id, not listed by two banks."""
+    problems, claimed = [], {}
+    for bank in banks.values():
+        for old in bank.formerly:
+            if old in banks:
+                problems.append(Problem(bank.path, "", f"former id {old!r} is the id of {banks[old].path}: "
+                                                       "remove it from 'formerly' or rename that bank"))
+            elif old in claimed:
+                problems.append(Problem(bank.path, "", f"former id {old!r} is also listed by {claimed[old].path}: "
+                                                       "an old id must lead to one bank; keep it in one 'formerly'"))
+            else:
+                claimed[old] = bank
+    return problems
+
+
+def resolve_bank(banks: dict[str, Bank], bank_id: str) -> Bank | None:
+    """The bank with this id, or the one that lists it under 'formerly' (renamed banks keep answering
+    to their old ids: released graded quizzes and commands written before the rename), else None."""
+    if bank_id in banks:
+        return banks[bank_id]
+    return next((b for b in banks.values() if bank_id in b.formerly), None)
 
 
 def pool(bank: Bank, banks: dict[str, Bank]) -> list[Item]:

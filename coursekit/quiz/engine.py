@@ -217,5 +217,7 @@ def draw(items: Iterable[Item], show: int, seed: int, salt: str) -> list[Item]:
     return rng_for("draw", salt, seed).sample(pool, min(show, len(pool)))
 
 
-def build_quiz(bank: Bank, pool_items: list[Item], seed: int) -> list[Question]:
-    return [instantiate(item, seed) for item in draw(pool_items, bank.show, seed, bank.id)]
+def build_quiz(bank: Bank, pool_items: list[Item], seed: int, salt: str = "") -> list[Question]:
+    """The questions for a seed. The draw is salted with the bank's id; `salt` is the id a draw was made
+    under when that was a former one (a record or a graded quiz from before a rename), so it comes back."""
+    return [instantiate(item, seed) for item in draw(pool_items, bank.show, seed, salt or bank.id)]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .bank import Bank, Item, Problem, pool, scan_banks
+from .bank import Bank, Item, Problem, pool, resolve_bank, scan_banks
 from .engine import ItemError, instantiate
 from .items.registry import item_type
 from .items.numeric.model import implausible  # noqa: F401  (a numeric item's plausibility, re-exported)
@@ -63,12 +63,13 @@ def check_banks(root: Path | str = "quizzes") -> list[Problem]:
 
 
 def bank_problems(bank_id: str, root: Path | str = "quizzes") -> tuple[dict[str, Bank], list[Problem]]:
-    """Banks under root and the problems that stop `bank_id` (and what it includes) from rendering."""
+    """Banks under root and the problems that stop `bank_id` (and what it includes) from rendering;
+    `bank_id` may be a former id (resolve_bank finds the bank under its id now)."""
     banks, problems = scan_banks(root)
-    if bank_id not in banks:
+    bank = resolve_bank(banks, bank_id)
+    if bank is None:
         known = ", ".join(sorted(banks)) or "none"
         return banks, [Problem(str(root), bank_id, f"no bank with this id (known: {known})")]
-    bank = banks[bank_id]
     files = {bank.path} | {banks[b].path for b in bank.include if b in banks}
     mine = [p for p in problems if p.file in files]
     skip = {(p.file, p.item) for p in mine}

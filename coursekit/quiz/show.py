@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .. import progress
-from .bank import Bank, pool
+from .bank import Bank, pool, resolve_bank
 from .engine import Outcome, Question, build_quiz, derive_seed
 from .selftest import bank_problems
 from .widgets import LessonQuizView, ModuleTestView, error_widget
@@ -106,14 +106,15 @@ def show_quiz(bank_id: str, *, seed: int | None = None, root: str | Path = "quiz
     refused: the output shows every problem (file, item id, message) instead of a quiz.
     """
     banks, error = _lookup(bank_id, root)
-    if error is None and banks[bank_id].kind != "lesson-quiz":
+    bank = resolve_bank(banks, bank_id)
+    if error is None and bank.kind != "lesson-quiz":
         from .bank import Problem
-        error = error_widget(f"{bank_id!r} is a {banks[bank_id].kind}, not a lesson quiz",
-                             [Problem(banks[bank_id].path, "", "use show_module_test(module) for module tests")])
+        error = error_widget(f"{bank_id!r} is a {bank.kind}, not a lesson quiz",
+                             [Problem(bank.path, "", "use show_module_test(module) for module tests")])
     if error is not None:
         _display(error)
         return error
-    quiz = LessonQuiz(banks[bank_id], banks, seed, record)
+    quiz = LessonQuiz(bank, banks, seed, record)
     _display(quiz.view.box)
     return quiz
 
@@ -126,7 +127,8 @@ class ModuleTest:
     def __init__(self, bank: Bank, banks: dict[str, Bank], student: str, record: bool = True,
                  attempt: int | None = None):
         self.bank, self.student, self.record = bank, student, record
-        earlier = progress.module_test_attempts(bank.module, bank.id, student) if record else []
+        earlier = (progress.module_test_attempts(bank.module, bank.id, student, formerly=bank.formerly)
+                   if record else [])
         chosen = attempt is not None
         # The next attempt after those submitted: redisplaying before submitting shows the same test.
         self.attempt = attempt if chosen else len(earlier) + 1
@@ -143,8 +145,9 @@ class ModuleTest:
         """The last submitted attempt as it was just after submitting: its questions (its seed draws them
         again), its answers and each one's feedback; a reload kept only the score. Records nothing."""
         number = last.get("attempt", 1)
-        view = ModuleTestView(f"{self.bank.title}: your attempt {number}, reviewed",
-                              build_quiz(self.bank, pool(self.bank, banks), last.get("seed", 0)), self.bank.pass_mark)
+        # drawn under the id it was recorded with: a former one for an attempt from before a rename
+        questions = build_quiz(self.bank, pool(self.bank, banks), last.get("seed", 0), salt=last.get("bank", ""))
+        view = ModuleTestView(f"{self.bank.title}: your attempt {number}, reviewed", questions, self.bank.pass_mark)
         given = last.get("items") or {}
         for question in view.questions:
             response = (given.get(question.q.id) or {}).get("response")

@@ -56,6 +56,8 @@ if (request.op === "read") {
   out = request.files.map(([text, name]) => { try { P.readExport(text, name); return ""; } catch (err) { return err.message; } });
 } else if (request.op === "problems-of") {
   out = request.cases.map((data) => F.problems(data));
+} else if (request.op === "module-test-attempts") {
+  out = P.moduleTestAttempts(request.data, request.bank, request.student);
 } else if (request.op === "format") {
   out = request.cases.map(([x, p, comma]) => E.formatG(x, p, comma));
 } else {

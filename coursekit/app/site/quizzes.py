@@ -58,10 +58,12 @@ def export_item(item: Item) -> dict:
 
 
 def export_bank(bank: Bank, banks: dict[str, Bank]) -> dict:
-    """Everything quiz.js needs for one lesson quiz or module test (its whole pool, with variants)."""
+    """Everything quiz.js needs for one lesson quiz or module test (its whole pool, with variants); its
+    former ids too, so a browser's attempts recorded before a rename still count."""
     items = pool(bank, banks)
-    return {"id": bank.id, "title": bank.title, "module": bank.module, "kind": bank.kind,
-            "show": MODULE_TEST_SHOW if bank.kind == "module-test" else bank.show, "pass_mark": bank.pass_mark,
+    return {"id": bank.id, "formerly": list(bank.formerly), "title": bank.title, "module": bank.module,
+            "kind": bank.kind, "show": MODULE_TEST_SHOW if bank.kind == "module-test" else bank.show,
+            "pass_mark": bank.pass_mark,
             "pool": [it.id for it in items], "items": [export_item(it) for it in items]}
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import nbformat
 
 from coursekit.paths import course_root
-from coursekit.quiz.bank import Bank
+from coursekit.quiz.bank import Bank, resolve_bank
 from coursekit.app.site.quizzes import progress_html, quiz_html
 
 QUIZ_CALL = re.compile(r"""show_quiz\(\s*["']([\w-]+)["']""")
@@ -35,7 +35,11 @@ def open_in_jupyterlab(rel_path: str, what: str) -> str:
             "hub, open it from your home folder.")
 
 
-def quiz_markdown(bank: Bank, banks: dict[str, Bank], rel_path: str) -> str:
+def quiz_markdown(bank_id: str, banks: dict[str, Bank], rel_path: str) -> str:
+    bank = resolve_bank(banks, bank_id)     # a former id too, as show_quiz accepts it
+    if bank is None:
+        raise KeyError(f"{rel_path}: show_quiz({bank_id!r}) names no bank under quizzes/ "
+                       f"(known: {', '.join(sorted(banks)) or 'none'})")
     return "\n".join([quiz_html(bank, banks), "", open_in_jupyterlab(rel_path, "Or answer this quiz")])
 
 
@@ -95,7 +99,7 @@ def make_static(nb: nbformat.NotebookNode, rel_path: str, banks: dict[str, Bank]
         if quiz or test:
             cell.outputs = []
             cell.metadata.setdefault("tags", []).append("remove-cell")
-            text = (quiz_markdown(banks[quiz.group(1)], banks, rel_path) if quiz
+            text = (quiz_markdown(quiz.group(1), banks, rel_path) if quiz
                     else module_test_markdown(test.group(1), rel_path, banks, root or course_root()))
             cells.append(nbformat.v4.new_markdown_cell(text))
     if lab:

@@ -190,7 +190,15 @@
     return { added };
   }
 
-  const api = { courseReport, reportHtml, problems: F.problems, readExport, merge, MEANING };
+  function moduleTestAttempts(data, bank, student) {
+    /* progress.module_test_attempts: one student's submitted attempts at a module test, oldest first, those
+       recorded under the bank's former ids (bank.formerly, exported by quizzes.py) included */
+    const ids = new Set([bank.id, ...(bank.formerly || [])]);
+    const entry = data.module_tests[bank.module];
+    return ((entry && entry.attempts) || []).filter((a) => ids.has(a.bank) && a.student === student);
+  }
+
+  const api = { courseReport, reportHtml, problems: F.problems, readExport, merge, moduleTestAttempts, MEANING };
   if (typeof module === "object" && module.exports) module.exports = api;
   else root.CourseProgress = api;
 })(typeof self !== "undefined" ? self : this);

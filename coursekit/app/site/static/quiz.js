@@ -7,6 +7,7 @@
   const E = window.CourseQuizEngine;
   const T = window.CourseQuizTypes;      // quiz-types.js: each item type's browser code, by name
   const S = window.CourseProgressStore;   // progress-store.js: this browser's progress store
+  const R = window.CourseProgress;        // progress.js: the progress report, merge and module-test attempts
   const loadStore = S.load, update = S.update, now = S.now;
   const LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 
@@ -295,8 +296,7 @@
     }
 
     earlier(store) {
-      const entry = store.module_tests[this.bank.module];
-      return ((entry && entry.attempts) || []).filter((a) => a.bank === this.bank.id && a.student === this.student);
+      return R.moduleTestAttempts(store, this.bank, this.student);   // those under a former id too
     }
 
     renderHistory(earlier) {
@@ -407,8 +407,6 @@
   }
 
   // --- progress: the report of coursekit/progress_report.py, from this browser's store ----------------
-
-  const R = window.CourseProgress;
 
   // An exercise's form (coursekit/exercises/page.py) says when a worked answer is revealed; the store
   // keeps it as the JupyterLab widget does (progress.record_exercise), for the progress table.
