@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from paths import ROOT
 from run_once import built_once, run_folder
 
-ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "tests" / "artifacts"
 CHROMIUM = os.environ.get("COURSE_CHROMIUM", "/usr/bin/chromium")
 # The suite runs several torch processes at once (kernels, grading workers, this one) on few cores;
@@ -145,6 +145,24 @@ def hub(tmp_path_factory):
         yield running
     finally:
         running.cleanup()
+
+
+@pytest.fixture(scope="session")
+def site(executed_notebooks) -> Path:
+    """The course website built into build/site once per worker (tests/site_build.py); its html folder.
+    Only the files of SITE_FILES (below) use it, so one worker builds it."""
+    from site_build import build_site
+
+    return build_site(executed_notebooks)
+
+
+@pytest.fixture(scope="session")
+def site_url(site):
+    """The built website served over HTTP, as a reader gets it."""
+    from site_build import serve
+
+    with serve(site) as url:
+        yield url
 
 
 # A session fixture named here is released right after the last collected test that uses it, not at
@@ -290,6 +308,16 @@ def page(browser, request, artifacts_dir):
     report = getattr(request.node, "rep_call", None)
     if report is not None and report.failed:
         page.screenshot(path=str(artifacts_dir / f"FAILED-{request.node.name}.png"), full_page=True)
+    context.close()
+
+
+@pytest.fixture
+def laptop_page(browser):
+    """A fresh page at a laptop's 1280x800 (the quiz layout and `course start` tests)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    yield page
     context.close()
 
 

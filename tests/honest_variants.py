@@ -16,7 +16,8 @@ from typing import Callable
 
 import nbformat
 
-ROOT = Path(__file__).resolve().parent.parent
+from paths import ROOT
+
 LAB = "lab5-moe"
 MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import nbformat
 
-ROOT = Path(__file__).resolve().parent.parent
+from paths import ROOT
+
 SOLUTION = ROOT / "solutions" / "lab6-serving" / "lab6-serving.ipynb"
 
 # CPU work a slow engine adds to every milestone 2 step: far more than the reference engine's whole step

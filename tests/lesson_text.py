@@ -4,11 +4,11 @@ Used by the per-module lesson tests (tests/test_m1_lessons.py, tests/test_m5_les
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 import nbformat
 
-COURSE = Path(__file__).resolve().parent.parent / "course"
+from paths import ROOT
+
+COURSE = ROOT / "course"
 # How lesson markdown writes a dollar of money: a bare or escaped `$` pairs up as MathJax math in
 # JupyterLab (tests/test_markdown_dollars_browser.py); the tests read the prose with a plain `$`.
 MONEY_DOLLAR = "<span>&#36;</span>"

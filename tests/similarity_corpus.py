@@ -15,7 +15,8 @@ import shutil
 import textwrap
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from paths import ROOT
+
 LAB = "lab3-kv-cache"
 NB = f"{LAB}.ipynb"
 STUB = re.compile(r"^( *)# YOUR CODE HERE\n\1raise NotImplementedError\(\)", re.M)

@@ -11,8 +11,7 @@ import pytest
 
 from axe import blocking, run_axe, summary
 from coursekit.quiz import load_all_banks
-from jupyterlab_ui import open_notebook, run_all_cells
-from test_quiz_browser import set_theme
+from jupyterlab_ui import dashboard_notebook, open_notebook, run_all_cells, set_theme
 from waiting import wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -203,7 +202,6 @@ def test_a_saved_figure_reopens_with_its_text_alternative(lab_server, page):
 def test_lab4_dashboard_audited_and_moved_by_keyboard(lab_server, page):
     """Lab 4's sliders: axe on the dashboard's output, its figure's alt text carries the summary's numbers,
     and a slider moved with the arrow keys redraws the plot and its text alternative."""
-    from test_m4_browser import dashboard_notebook
 
     open_notebook(page, lab_server, dashboard_notebook(lab_server, "a11y-dashboard"))
     summary_line = page.locator(".widget-html:visible", has_text="tokens/s").first

@@ -9,6 +9,7 @@ import torch
 from coursekit.calc import memory
 from coursekit.model_configs import LLAMA2_7B
 from coursekit.nn.decoder import DecoderConfig, DecoderLayer, MLP
+from paths import ROOT
 
 
 def saved_values(module: torch.nn.Module, *inputs: torch.Tensor) -> int:
@@ -75,9 +76,8 @@ def test_llama2_7b_uses_its_own_layer_and_the_gpt_estimate_stays_available():
 
 
 def test_the_errata_row_states_the_computed_numbers():
-    from pathlib import Path
-
-    row = next(line for line in (Path(__file__).parent.parent / "docs" / "errata" / "m1.md").read_text().splitlines()
+    
+    row = next(line for line in (ROOT / "docs" / "errata" / "m1.md").read_text().splitlines()
                if "Llama 2's own layer is counted" in line)
     for flash in (False, True):
         for layer in ("swiglu", "gpt"):

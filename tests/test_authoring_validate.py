@@ -12,8 +12,8 @@ import pytest
 
 from autograder.course import Course
 from autograder.author.new import ensure_course_root, new_lab
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 LAB = "broken-lab"
 
 
@@ -47,11 +47,14 @@ ANSWERS = {   # one fault per task
 SPEC = '''
 from autograder.spec import Case, LabSpec, Task
 
+
 def pos(rng):
     return Case("positive", (rng.randint(1, 100),))
 
+
 def same(rng):
     return Case("always 4", (4,))
+
 
 def maybe_zero(rng):
     return Case("small", (rng.randint(0, 2),))
@@ -173,4 +176,4 @@ def test_new_in_a_private_folder_sets_its_own_course_id(tmp_path):
     other = tmp_path / "other"
     ensure_course_root(other, "phys-101")
     assert Course.find(other).course_id == "phys-101"
-    assert Course.find(Path(__file__).resolve().parent.parent).course_id == "llm-train-vs-infer"
+    assert Course.find(ROOT).course_id == "llm-train-vs-infer"

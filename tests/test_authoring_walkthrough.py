@@ -16,7 +16,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from paths import ROOT
+
 DOC = ROOT / "docs" / "AUTHORING.md"
 STEP = re.compile(r"<!-- walkthrough: (\w+)([^>]*)-->\s*```(\w+)\n(.*?)```", re.S)
 RIGHT = ("def kv_cache_bytes(layers, kv_heads, head_dim, tokens, batch, bytes_per_element):\n"

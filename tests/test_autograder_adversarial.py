@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ast
 import json
-import os
 import socket
 import uuid
 from pathlib import Path
@@ -19,6 +18,8 @@ from autograder.judge.engine import GradingPool, Limits
 from autograder.sandbox.confine import UID_BASE, processes_of
 from autograder.spec import load_spec
 
+from marks import needs_root
+from paths import ROOT
 from toy_lab import catalog
 
 SECRET = b"adversarial-suite-secret"
@@ -27,8 +28,6 @@ SECRET = b"adversarial-suite-secret"
 # child about 600 MB beyond the ~650 MB of address space it inherits from the warm worker, so
 # filling it stays well inside those 2 CPU-seconds.
 LIMITS = Limits(wall_s=15, cpu_s=2, memory_mb=1280, output_kb=64)
-ROOT = Path(__file__).resolve().parent.parent
-needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="the full sandbox needs root (see docs/SANDBOX.md)")
 
 
 def _course(folder: Path) -> tuple[str, tuple[Path, ...]]:

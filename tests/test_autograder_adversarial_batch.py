@@ -15,7 +15,8 @@ import re
 import nbformat
 import pytest
 
-from test_autograder_pipeline import LAB, NB, cli, notebook_text, store_rows
+from paths import ROOT
+from pipeline_course import LAB, NB, cli, notebook_text, store_rows
 
 
 def _with_cell(course, code: str, **metadata) -> str:
@@ -146,12 +147,12 @@ def test_the_child_sees_an_allowlist_and_shares_nothing_writable(course, tmp_pat
     import tempfile
     from pathlib import Path
 
-    other = Path(tempfile.mkdtemp(prefix="other-checkout-", dir=Path(__file__).resolve().parents[2]))
+    other = Path(tempfile.mkdtemp(prefix="other-checkout-", dir=ROOT.parent))
     lock = Path("/run/lock") / f"autograder-probe-{os.getpid()}"
     libc = ctypes.CDLL(None, use_errno=True)
     try:
         (other / "solutions").mkdir()
-        root = Path(__file__).resolve().parents[1]
+        root = ROOT
         # another checkout of the course, this one's solutions and history, the host's shared folders
         hidden = [str(other / "solutions"), str(root / "solutions"), str(root / ".git"), str(course),
                   "/run/lock", "/var/lib", "/root/.bashrc", str(root / "tests")]
@@ -264,13 +265,11 @@ BYPASSES = {   # ways around the reference rule that once scored full marks with
 @pytest.mark.parametrize("how", list(BYPASSES))
 def test_the_reference_rule_holds_whatever_thread_name_or_watch(tmp_path, how):
     """Each way around the rule, graded for real: ridge_point scores 0 and the flag names what it reached."""
-    from pathlib import Path
-
     from autograder.judge.engine import grade_submission
     from autograder.spec import load_spec
 
     source, reached = BYPASSES[how]
-    root = Path(__file__).resolve().parents[1]
+    root = ROOT
     nb = nbformat.read(root / "solutions" / "lab1-roofline" / "lab1-roofline.ipynb", as_version=4)
     for cell in nb.cells:
         if (cell.metadata.get("nbgrader") or {}).get("grade_id") == "impl_ridge":
@@ -299,12 +298,10 @@ set.clear(recorder)                        # and the report's own copy of the fl
 def test_a_flood_of_flags_hides_neither_later_flags_nor_itself(tmp_path):
     """The recorder is reachable from student code; filling the flag channel with junk before a network
     attempt still shows the attempt, and the flood itself is flagged."""
-    from pathlib import Path
-
     from autograder.judge.engine import grade_submission
     from autograder.spec import load_spec
 
-    root = Path(__file__).resolve().parents[1]
+    root = ROOT
     nb = nbformat.read(root / "solutions" / "lab1-roofline" / "lab1-roofline.ipynb", as_version=4)
     at = next(i for i, c in enumerate(nb.cells) if (c.metadata.get("nbgrader") or {}).get("grade_id") == "impl_ridge")
     nb.cells[at].source += "\n\n" + FLOOD
@@ -322,12 +319,11 @@ def test_calling_the_course_reference_scores_zero_and_the_visible_check_warns(tm
     in the judge's run; the student's `autograder check` passes the case but warns."""
     import sys
     import subprocess
-    from pathlib import Path
 
     from autograder.judge.engine import grade_submission
     from autograder.spec import load_spec
 
-    root = Path(__file__).resolve().parents[1]
+    root = ROOT
     nb = nbformat.read(root / "solutions" / "lab1-roofline" / "lab1-roofline.ipynb", as_version=4)
     for cell in nb.cells:
         if (cell.metadata.get("nbgrader") or {}).get("grade_id") == "impl_ridge":

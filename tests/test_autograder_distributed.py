@@ -21,8 +21,10 @@ import pytest
 from autograder.batch.distributed import DaskPool
 from autograder.judge.engine import GradingPool, Limits
 from autograder.spec import load_spec
-from test_autograder_adversarial import catalog, needs_root
-from test_autograder_pipeline import HONEST, LAB, cli, comparable, env, notebook_text, store_rows, write_folder
+from marks import needs_root
+from paths import ROOT
+from pipeline_course import HONEST, LAB, cli, comparable, env, notebook_text, store_rows, write_folder
+from toy_lab import catalog
 from waiting import wait_for
 
 pytestmark = [pytest.mark.slow, needs_root]
@@ -72,7 +74,7 @@ def _plain_env() -> dict:
 def _stale_copy(folder: Path) -> Path:
     """An autograder package that differs from this checkout's by one line, as an out-of-date worker has."""
     target = folder / "stale-code" / "autograder"
-    shutil.copytree(Path(__file__).resolve().parent.parent / "autograder", target,
+    shutil.copytree(ROOT / "autograder", target,
                     ignore=shutil.ignore_patterns("__pycache__", "instructor-secret"))
     with open(target / "engine.py", "a") as handle:
         handle.write("\n# an older release\n")

@@ -21,6 +21,7 @@ from autograder.judge.flags import scan_source
 from autograder.judge.hidden import check_task, hidden_cases
 from autograder.spec import Case, load_spec
 
+from paths import ROOT
 from toy_lab import FIXTURES, catalog
 
 SPEC = load_spec(catalog.SPEC_FILE)
@@ -227,7 +228,7 @@ def test_pool_and_benchmark_size_themselves_to_the_usable_cores(monkeypatch):
     monkeypatch.setattr(os, "cpu_count", lambda: 64)             # the host's cores, not ours to use
     assert engine.usable_cores() == 3
     # the benchmark compares against the engine's default, so it must count cores the same way
-    source = (Path(__file__).resolve().parent.parent / "benchmarks" / "bench_grading.py").read_text()
+    source = (ROOT / "benchmarks" / "bench_grading.py").read_text()
     calls = {ast.unparse(node.func) for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Call)}
     assert "usable_cores" in calls and "os.cpu_count" not in calls
 
@@ -312,7 +313,7 @@ def test_default_hidden_paths_include_git_metadata(tmp_path):
     hidden_paths = dict(default_hidden(course, notebook, course / "solutions" / "lab" / "lab.ipynb"))
     for git in (course / ".git", tmp_path / "wt" / ".git", main / ".git" / "worktrees" / "wt", main / ".git"):
         assert hidden_paths[str(git)] == "git repository", git
-    checkout = Path(__file__).resolve().parent.parent
+    checkout = ROOT
     if (checkout / ".git").is_dir():                 # the code checkout's own history too
         assert hidden_paths[str(checkout / ".git")] == "git repository"
 
@@ -429,7 +430,6 @@ def test_a_course_and_venv_under_tmp_stay_visible_in_the_private_tmp(tmp_path):
                                "solution": "FileNotFoundError", "other": "FileNotFoundError"}
 
 
-
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to reach the namespace calls")
 def test_the_allowlist_root_keeps_a_course_under_tmp(tmp_path):
     """A fresh clone under /tmp (as CI may place it): the child's scratch /tmp must not cover the allowed
@@ -480,7 +480,7 @@ def test_a_report_the_grader_cannot_parse_is_the_submissions_failure(tmp_path):
     assert streamed_flags({"streamed_flags": "fork: os.fork at runtime\n"}) == ({"fork: os.fork at runtime"}, False)
 
 
-SHIPPED_SPECS = sorted((Path(__file__).resolve().parents[1] / "solutions").glob("lab*/spec.py"))
+SHIPPED_SPECS = sorted((ROOT / "solutions").glob("lab*/spec.py"))
 assert SHIPPED_SPECS, "no lab specs found under solutions/"   # an empty list would skip the test silently
 
 

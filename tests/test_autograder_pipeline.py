@@ -21,74 +21,11 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from pipeline_course import LAB, NB, cli, copy_course, env
+from pipeline_course import (HONEST, LAB, NB, cli, comparable, copy_course, env, gradebook_scores, notebook_text,
+                             store_rows, write_folder)
 
-# Function bodies per task; "wrong" variants are honest mistakes (they run, they are just wrong).
-BODIES = {
-    "impl_add": {"right": "return a + b", "wrong": "return a - b"},
-    "impl_scale": {"right": "return [x * k for x in xs]", "wrong": "return [x * k + 1 for x in xs]"},
-    "impl_mean": {"right": "return sum(xs) / len(xs)", "wrong": "return sum(xs) / (len(xs) + 1)"},
-}
-SIGNATURES = {"impl_add": "def add(a, b):", "impl_scale": "def scale(xs, k):", "impl_mean": "def mean(xs):"}
-# The `course` fixture (a fresh copy of the toy course, its lab generated once per run) is in conftest.py.
-
-
-def notebook_text(course: Path, **choices: str) -> str:
-    """The released notebook with each solution cell filled per `choices` (impl id -> right/wrong)."""
-    nb = nbformat.read(course / "labs" / LAB / NB, as_version=4)
-    for cell in nb.cells:
-        grade_id = (cell.metadata.get("nbgrader") or {}).get("grade_id")
-        if grade_id in BODIES:
-            cell.source = f"{SIGNATURES[grade_id]}\n    {BODIES[grade_id][choices.get(grade_id, 'right')]}"
-    return nbformat.writes(nb)
-
-
-HONEST = {  # student -> solution choices; correct and partially correct work
-    "ada": {},
-    "ben": {"impl_add": "wrong"},
-    "cai": {"impl_scale": "wrong", "impl_mean": "wrong"},
-    "dee": {"impl_add": "wrong", "impl_scale": "wrong", "impl_mean": "wrong"},
-    "eli": {"impl_mean": "wrong"},
-}
-
-
-def write_folder(course: Path, folder: Path, students: dict) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    for student, choices in students.items():
-        (folder / f"{student}.ipynb").write_text(notebook_text(course, **choices))
-    return folder
-
-
-def store_rows(course: Path) -> list[tuple]:
-    db = sqlite3.connect(course / "autograded" / ".autograder" / "results.sqlite")
-    try:
-        return db.execute("SELECT lab_id, student_id, submission_hash, status, score, reason, result_json "
-                          "FROM results ORDER BY student_id").fetchall()
-    finally:
-        db.close()
-
-
-def comparable(rows: list[tuple]) -> list[tuple]:
-    """Rows without the timing field, which legitimately differs between runs."""
-    out = []
-    for lab, student, digest, status, score, reason, result in rows:
-        result = json.loads(result)
-        result.pop("seconds", None)
-        out.append((lab, student, digest, status, score, reason, json.dumps(result, sort_keys=True)))
-    return out
-
-
-def gradebook_scores(course: Path) -> dict[tuple[str, str], float]:
-    """(student, grade cell) -> auto_score from nbgrader's gradebook."""
-    from nbgrader.api import Gradebook
-
-    scores = {}
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", "llm-train-vs-infer") as gb:
-        for submission in gb.assignment_submissions(LAB):
-            for notebook in submission.notebooks:
-                for grade in notebook.grades:
-                    scores[(submission.student.id, grade.cell.name)] = grade.auto_score
-    return scores
+# The `course` fixture (a fresh copy of the toy course, its lab generated once per run) is in conftest.py;
+# the submissions helpers (notebook_text, write_folder, store_rows...) are in tests/pipeline_course.py.
 
 
 # ---------------------------------------------------------------- collect

@@ -9,7 +9,6 @@ import random
 import re
 import shutil
 import subprocess
-from pathlib import Path
 
 import nbformat
 import pytest
@@ -17,9 +16,10 @@ import pytest
 from coursekit import hardware, prices
 from coursekit.calc import memory
 from coursekit.model_configs import ALL_MODELS
+from calculators_ui import mismatches
 from coursekit.app.site import calculators as calc
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 CASES_PER_CALCULATOR = 1000
 RUNNER = """
 const calc = require(process.argv[1]);
@@ -84,21 +84,6 @@ def run_in_node(cases: list) -> list:
         {"data": calc.calculator_data(), "cases": cases}), capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     return json.loads(done.stdout)
-
-
-def mismatches(expected: dict, got: dict) -> list[str]:
-    if "error" in expected:
-        return [] if "error" in got else [f"coursekit says {expected['error']!r}, the script gave {got}"]
-    bad = []
-    for key, want in expected.items():
-        have = got.get(key, "missing")
-        if isinstance(want, str) or want is None:
-            ok = have == want
-        else:
-            ok = isinstance(have, (int, float)) and math.isclose(have, want, rel_tol=1e-9, abs_tol=0.0)
-        if not ok:
-            bad.append(f"{key}: coursekit {want!r}, script {have!r}")
-    return bad
 
 
 @pytest.mark.parametrize("calc_id", sorted(calc.REFERENCES))

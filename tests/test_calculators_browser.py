@@ -3,32 +3,19 @@ a phone size, each shows what coursekit computes for the inputs it shows, with n
 request outside the site, nothing wider than the screen, and no axe violation (light and dark)."""
 from __future__ import annotations
 
-import json
 import re
 from urllib.parse import urljoin
 
 import pytest
 
+from calculators_ui import box, mismatches, read, slider
 from coursekit.app.site import calculators as calc
-from test_calculators import mismatches
-from test_site import html_path, site, site_url  # noqa: F401  (module fixtures)
+from site_build import html_path
 
 VIEWPORTS = [(1280, 800), (390, 844)]
 # The book theme logs this on every page of a fresh browser: the template sets the colour mode to
 # localStorage's value or "" (html_theme_options has no default_mode), then resets "" to auto.
 THEME_MODE = re.compile(r"Got invalid theme mode: \. Resetting to auto\.")
-UNITS_AS_TEXT = {"text"}
-
-
-def read(section) -> tuple[dict, dict]:
-    """The inputs the calculator computed from, and its results as the page holds them."""
-    inputs = json.loads(section.get_attribute("data-inputs"))
-    outputs = {}
-    for dd in section.locator("dd[data-output]").all():
-        value = dd.get_attribute("data-value")
-        outputs[dd.get_attribute("data-output")] = (
-            value if dd.get_attribute("data-unit") in UNITS_AS_TEXT else None if value == "" else float(value))
-    return inputs, outputs
 
 
 def check(section, calc_id: str) -> dict:
@@ -59,14 +46,6 @@ def act(page, sel: str, action) -> None:
     before = page.locator(sel).get_attribute("data-inputs")
     action()
     changed(page, sel, before)
-
-
-def slider(section, label: str):
-    return section.get_by_role("slider", name=f"{label}, slider", exact=True)
-
-
-def box(section, label: str):
-    return section.get_by_role("spinbutton", name=label, exact=True)
 
 
 def choice(section, label: str):

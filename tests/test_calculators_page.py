@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from calculators_ui import box, read, slider
 from coursekit.app.site import calculators as calc
-from test_calculators_browser import box, read, slider
 
 pytestmark = [pytest.mark.browser]
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from pipeline_course import LAB, NB, cli, env
-from test_autograder_pipeline import notebook_text
+from pipeline_course import LAB, NB, cli, env, notebook_text
 
 
 def test_a_mistyped_expected_fails_the_check_and_the_grade_alike(course):

@@ -8,7 +8,7 @@ import nbformat
 import pytest
 
 from notebook_runner import execute_notebook
-from test_autograder_pipeline import NB, SIGNATURES, env, notebook_text
+from pipeline_course import NB, SIGNATURES, env, notebook_text
 
 pytestmark = pytest.mark.slow
 

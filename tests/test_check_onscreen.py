@@ -13,7 +13,7 @@ import nbformat
 import pytest
 
 from notebook_runner import execute_notebook
-from test_autograder_pipeline import BODIES, LAB, NB, SIGNATURES, cli, env, notebook_text
+from pipeline_course import BODIES, LAB, NB, SIGNATURES, cli, env, notebook_text
 
 pytestmark = pytest.mark.slow
 

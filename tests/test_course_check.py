@@ -13,8 +13,8 @@ import nbformat
 import pytest
 
 from coursekit.checks import selfcheck, visible
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 LAB = "lab2-cluster"   # plain arithmetic: a check of it is quick
 NO_GRADER = "import sys; sys.modules['autograder'] = None; from coursekit.app.cli import main; sys.exit(main(sys.argv[1:]))"
 # Libraries a check of plain-arithmetic tasks has no use for: other commands' (site, quiz widgets, the

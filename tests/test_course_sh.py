@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from paths import ROOT
+
 STEPS = ["==> installing the course into",
          "==> installing torch",
          "==> installing JupyterLab, nbgrader, ipywidgets, matplotlib and the course package",

@@ -21,8 +21,7 @@ from course_server import SCRATCH, clone_course, course_start, git_status
 from coursekit.app.saving import QUIZ_NOTE, WIDGET_VIEW
 from jupyterlab_ui import open_notebook, read_saved, run_all_cells
 from waiting import wait_for
-from test_quiz_browser import GOOD, QUIZ_ITEMS
-from test_quiz_layout_browser import laptop_page  # noqa: F401  (a fixture: the 1280x800 page)
+from quiz_ui import GOOD, QUIZ_ITEMS
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from paths import ROOT
 
 
 def doctor(env_extra: dict, tmp_path: Path) -> subprocess.CompletedProcess:

@@ -19,8 +19,7 @@ from coursekit import calc, hardware, model_configs, prices
 from coursekit.exercises import ExerciseError, all_exercises, lesson_exercises
 from coursekit.exercises.bank import load_file
 from coursekit.outline import load_outline
-
-ROOT = Path(__file__).resolve().parent.parent
+from paths import ROOT
 
 
 def lessons() -> dict[str, Path]:

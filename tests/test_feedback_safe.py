@@ -18,8 +18,8 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output, new_raw_cell
 
-from pipeline_course import LAB, NB, ROOT, cli, env
-from test_autograder_pipeline import notebook_text
+from nbgrader_feedback import feedback_page
+from pipeline_course import LAB, NB, ROOT, cli, env, notebook_text
 
 PNG = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
 HONEST = f"""## Results of the sweep
@@ -205,16 +205,6 @@ def test_a_page_with_a_script_in_its_body_is_removed_and_named(tmp_path):
     made, refused = fix_folder(tmp_path, LAB)
     assert made == 1 and not page.exists() and good.exists()
     assert len(refused) == 1 and str(page) in refused[0] and "javascript:" in refused[0]
-
-
-def feedback_page(notebook: str, config) -> str:
-    """nbgrader's feedback template on `notebook`, as `generate_feedback` runs it, under `config`."""
-    from nbconvert.exporters import HTMLExporter
-    from nbgrader.converters import GenerateFeedback
-
-    config.merge(GenerateFeedback().config)            # its template, where nbgrader keeps it
-    resources = {"nbgrader": {"notebook": "lab", "score": 1, "max_score": 2, "late_penalty": 0}}
-    return HTMLExporter(config=config).from_notebook_node(nbformat.reads(notebook, as_version=4), resources=resources)[0]
 
 
 def test_the_course_config_cleans_what_nbgrader_alone_would_run():

@@ -5,7 +5,6 @@ from __future__ import annotations
 import html
 import itertools
 import re
-from pathlib import Path
 
 import matplotlib
 import numpy as np
@@ -14,18 +13,13 @@ import pytest
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from alt_text import meaningful  # noqa: E402
 from coursekit import figures  # noqa: E402
 from coursekit.figure_text import describe_figure, number, style_problems  # noqa: E402
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "course").glob("m*/[0-9]*.ipynb")) + sorted((ROOT / "solutions").glob("*/*.ipynb"))
 IMG = re.compile(r"<img\b[^>]*?\balt=\"([^\"]*)\"", re.S)
-EMPTY = re.compile(r"^\s*(figure|image|plot|chart|graph)?\s*\d*\s*$|\.(png|jpe?g|svg)\b|<Figure size", re.I)
-
-
-def meaningful(alt: str) -> bool:
-    """Not empty, not a file name or "figure 1": a sentence or more, with at least one number in it."""
-    return len(alt) >= 60 and not EMPTY.search(alt) and bool(re.search(r"\d", alt))
 
 
 # Machado, Oliveira & Fernandes (2009), IEEE TVCG 15(6), severity 1.0, applied to linear RGB.

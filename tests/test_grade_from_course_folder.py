@@ -11,8 +11,7 @@ import sys
 from pathlib import Path
 import subprocess
 
-from pipeline_course import LAB, SECRET
-from test_autograder_pipeline import write_folder
+from pipeline_course import LAB, SECRET, write_folder
 
 # points: add 1, scale 2, mean 3 -> scores 0, 0, 2, 5, 5, 5: the median of an even count is 3.5
 ALL_WRONG = {"impl_add": "wrong", "impl_scale": "wrong", "impl_mean": "wrong"}

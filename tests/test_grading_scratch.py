@@ -13,8 +13,8 @@ import pytest
 
 from autograder.sandbox.scratch import private_folder, sweep
 from hub_server import wait_for
-from test_autograder_adversarial import needs_root
-from test_autograder_pipeline import HONEST, LAB, env, store_rows, write_folder
+from marks import needs_root
+from pipeline_course import HONEST, LAB, cli, env, store_rows, write_folder
 
 
 def dead_pid() -> int:
@@ -55,7 +55,6 @@ def graded(course: Path) -> set[str]:
 @pytest.fixture
 def temporary(course, tmp_path) -> Path:
     """The honest class collected, and an empty folder to be the grader's TMPDIR."""
-    from test_autograder_pipeline import cli
 
     cli(course, "collect", str(write_folder(course, tmp_path / "inbox", HONEST)), "--lab", LAB)
     folder = tmp_path / "tmp"

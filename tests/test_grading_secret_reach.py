@@ -14,9 +14,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from paths import ROOT
 from quiz_course import everything_written
 
-ROOT = Path(__file__).resolve().parent.parent
 LAB = "toy-pipeline"
 SECRET = "lab-secret-never-shown-5d1e"
 

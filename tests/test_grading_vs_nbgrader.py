@@ -21,8 +21,8 @@ import pytest
 
 import honest_variants as hv
 from coursekit.checks import selfcheck
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 SECRET = "differential-test-secret"
 
 
@@ -114,7 +114,7 @@ TOY_CHANGES = {   # student -> cells appended after the last test cell, and the 
 def test_toy_lab_each_task_is_judged_at_its_test_cell_by_both(course):
     """Quick version of the test above on the pipeline tests' toy lab (tests/pipeline_course.py)."""
     from pipeline_course import LAB, NB, cli, env as toy_env
-    from test_autograder_pipeline import gradebook_scores, notebook_text
+    from pipeline_course import gradebook_scores, notebook_text
 
     for student, (cells, _) in TOY_CHANGES.items():
         nb = nbformat.reads(notebook_text(course), as_version=4)

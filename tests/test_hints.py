@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 import yaml
 
 from coursekit import hints
 from coursekit.hints import hint_ladder
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 PROMPTS = yaml.safe_load(hints.TEXTS.read_text())
 
 

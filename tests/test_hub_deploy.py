@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
+from paths import ROOT
+
 DEPLOY = ROOT / "deploy"
 sys.path.insert(0, str(DEPLOY))
 

@@ -18,7 +18,7 @@ import pytest
 
 from autograder.record.store import Store
 from hub_server import CLASS_LAB, instructor, own_pids
-from test_sandbox_userns import PROBE
+from hostile_code import PROBE
 
 pytestmark = pytest.mark.slow
 LAB = "toy-sandbox"

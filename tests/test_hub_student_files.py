@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import ROOT
+from paths import ROOT
+
 
 pytestmark = pytest.mark.slow
 

@@ -10,7 +10,8 @@ import ast
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from paths import ROOT
+
 PACKAGES = ("autograder", "coursekit")
 
 

@@ -3,15 +3,13 @@ notebooks are committed with, so JupyterLab changes nothing when it connects one
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import nbformat
 import pytest
 
 from coursekit.app.kernel import LANGUAGE_INFO, kernel_env
 from coursekit.app.nbtools import iter_notebooks, strip_notebook
-
-ROOT = Path(__file__).resolve().parent.parent
+from paths import ROOT
 
 
 def test_kernel_env_puts_the_course_kernelspec_first(tmp_path):

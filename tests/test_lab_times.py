@@ -4,12 +4,12 @@ generated student version alike; no introduction promises a time nobody measured
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import nbformat
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from paths import ROOT
+
 LABS = sorted(p.name for p in (ROOT / "solutions").iterdir() if p.is_dir())
 STATED = r"Run All took about (\d+)\s+s\s+on\s+a\s+2-core\s+CPU"
 

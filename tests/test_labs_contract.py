@@ -15,8 +15,8 @@ from autograder.judge.hidden import hidden_cases
 from autograder.judge.reference import reference_output, solution_namespace
 from coursekit.outline import lab_ids
 from notebook_runner import grade_cells
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 COURSE = Course.find(ROOT)
 LABS = COURSE.lab_ids()
 TASKS = [(lab, task.grade_id) for lab in LABS for task in COURSE.spec(lab).tasks]

@@ -5,14 +5,13 @@ covered by adding it to the course, not by copying this file."""
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import pytest
 
 from autograder.spec import load_spec
 from coursekit.outline import lab_ids
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 LABS = sorted(p.name for p in (ROOT / "labs").iterdir() if (p / f"{p.name}.ipynb").exists())
 
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from paths import ROOT
 from pipeline_course import LAB, NB, generate_course
 
-ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = '<script>alert(1)</script>\u202eevil\x07'
 
 

@@ -14,11 +14,11 @@ import nbformat
 import pytest
 
 from course_server import SCRATCH, course_start, git_status
-from conftest import ROOT
 from coursekit.app.kernel import LANGUAGE_INFO
 from coursekit.app.nbtools import KERNELSPEC
 from jupyterlab_ui import click_run_all, open_notebook, read_saved, run_all_cells
-from test_quiz_browser import QUIZ_ITEMS
+from paths import ROOT
+from quiz_ui import QUIZ_ITEMS
 from waiting import wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

@@ -2,14 +2,12 @@
 follow are tests/test_module_banks.py)."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from coursekit.quiz.bank import load_all_banks
 from coursekit.quiz.engine import grade, instantiate
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 BANKS = load_all_banks(ROOT / "quizzes")
 M1 = {k: v for k, v in BANKS.items() if v.module == "m1"}
 

@@ -8,6 +8,7 @@ import pytest
 from coursekit import hardware
 from coursekit.calc import growth, memory, roofline
 from coursekit.model_configs import LLAMA2_7B, LLAMA2_70B, MISTRAL_7B
+from paths import ROOT
 
 
 # --- roofline basics -------------------------------------------------------------------------------
@@ -134,11 +135,10 @@ def test_llama2_7b_training_mfu_is_plausible():
 
 def test_mfu_quiz_draws_only_published_triples_with_realistic_mfu():
     """m1-l1-mfu draws one published run at a time, so size, tokens and GPU-hours belong together."""
-    from pathlib import Path
-
+    
     import yaml
 
-    bank = Path(__file__).resolve().parent.parent / "quizzes" / "m1" / "l1-what-each-does.yaml"
+    bank = ROOT / "quizzes" / "m1" / "l1-what-each-does.yaml"
     item = next(i for i in yaml.safe_load(bank.read_text())["items"] if i["id"] == "m1-l1-mfu")
     runs = item["params"]["run"]["choices"]
     assert set(runs) == set(roofline.A100_TRAINING_RUNS)

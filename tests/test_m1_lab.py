@@ -3,8 +3,6 @@ the checks reject its classic mistakes, and the notebook's markdown names one de
 The contract every lab keeps is in tests/test_labs_contract.py."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import nbformat
 import pytest
 
@@ -12,8 +10,8 @@ from autograder.judge.hidden import hidden_cases
 from autograder.judge.reference import reference_function, reference_output
 from autograder.spec import load_spec
 from coursekit.calc import memory, roofline
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 LAB = "lab1-roofline"
 SOLUTION = ROOT / "solutions" / LAB / f"{LAB}.ipynb"
 SPEC = load_spec(LAB)

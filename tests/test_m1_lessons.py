@@ -6,7 +6,6 @@ reader is told.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
@@ -15,8 +14,9 @@ from coursekit.hardware import H100_SXM
 from coursekit.model_configs import LLAMA2_70B
 from coursekit.sources import SOURCES
 from lesson_text import Lessons
+from paths import ROOT
 
-FOLDER = Path(__file__).resolve().parent.parent / "course" / "m1-training-vs-inference"
+FOLDER = ROOT / "course" / "m1-training-vs-inference"
 LESSONS = ["01-what-each-does", "02-memory-per-parameter", "03-compute-or-bandwidth", "04-beyond-one-chip"]
 M1 = Lessons("m1-training-vs-inference")
 _nb, _markdown, _code = M1.nb, M1.markdown, M1.code

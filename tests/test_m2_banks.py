@@ -1,15 +1,13 @@
 """Module 2 question banks: numbers that match the course's functions (the rules every module's banks follow are tests/test_module_banks.py)."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from coursekit.calc import roofline
 from coursekit.quiz.bank import load_all_banks
 from coursekit.quiz.engine import grade, instantiate
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 BANKS = load_all_banks(ROOT / "quizzes")
 M2 = {k: v for k, v in BANKS.items() if v.module == "m2"}
 

@@ -2,13 +2,10 @@
 under m2, and `course doctor` counts its lessons, lab and banks."""
 from __future__ import annotations
 
-from pathlib import Path
-
 from coursekit.app import doctor
 from coursekit import progress
 from coursekit import progress_report
-
-ROOT = Path(__file__).resolve().parent.parent
+from paths import ROOT
 
 
 def test_start_page_lists_module2_lessons_lab_and_test():

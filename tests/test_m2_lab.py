@@ -3,15 +3,13 @@ reject classic parallelism mistakes, the scenario plan is sound, and the measure
 confirms every result. The contract every lab keeps is in tests/test_labs_contract.py."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from autograder.judge.reference import solution_namespace
 from coursekit import hardware
 from coursekit.calc import cluster_plan, parallelism as par, training_run as run
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 LAB = "lab2-cluster"
 SOLUTION = ROOT / "solutions" / LAB / f"{LAB}.ipynb"
 

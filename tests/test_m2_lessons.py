@@ -5,15 +5,14 @@ so a changed input (a datasheet figure, a paper's count) that makes the prose wr
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from coursekit import hardware
 from coursekit.calc import cluster_plan, parallelism as par, precision, training_run as run
 from lesson_text import Lessons
+from paths import ROOT
 
-FOLDER = Path(__file__).resolve().parent.parent / "course" / "m2-training-chips"
+FOLDER = ROOT / "course" / "m2-training-chips"
 LESSONS = ["01-training-silicon", "02-parallelism", "03-interconnect", "04-failure-at-scale"]
 M2 = Lessons("m2-training-chips")
 

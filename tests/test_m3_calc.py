@@ -1,15 +1,13 @@
 """Module 3 formulas against hand-checkable cases and published figures, the errata figures pinned,
 and the M3 banks' self-test."""
 import math
-from pathlib import Path
 
 import pytest
 
 from coursekit import hardware
 from coursekit.calc import batching, chips, kvcache
 from coursekit.model_configs import LLAMA2_7B, LLAMA2_70B, LLAMA31_70B
-
-ROOT = Path(__file__).resolve().parent.parent
+from paths import ROOT
 
 
 # ---- corrections: variants, one-way links, MLA, Groq's software gains ---------------------------

@@ -3,14 +3,12 @@ broken caches, and the course's decoder with the solution's cache agrees with Hu
 and its own cache. The contract every lab keeps is in tests/test_labs_contract.py."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 import torch
 
 from autograder.judge.reference import solution_namespace
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 LAB = "lab3-kv-cache"
 SOLUTION = ROOT / "solutions" / LAB / f"{LAB}.ipynb"
 
@@ -72,7 +70,7 @@ def test_grader_rejects_allocator_that_reserves_per_token(solution):
 @pytest.mark.slow
 def test_course_decoder_and_cache_agree_with_hugging_face_llama(solution):
     """Reference check: our model + the solution's cache vs transformers' Llama + its own cache."""
-    from test_m3_decoder import hf_llama_with_weights_of
+    from hf_models import hf_llama_with_weights_of
 
     from coursekit.nn.decoder import DecoderConfig, build_model
 

@@ -1,14 +1,12 @@
 """Module 4 question banks: an item priced with a dated list price says which price and when."""
 from __future__ import annotations
 
-from pathlib import Path
-
 from coursekit import prices
 from coursekit.calc import levers
 from coursekit.quiz.bank import load_all_banks, pool
 from coursekit.quiz.engine import grade, instantiate
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 BANKS = load_all_banks(ROOT / "quizzes")
 
 

@@ -2,38 +2,11 @@
 recomputes the numbers and redraws the plots."""
 from __future__ import annotations
 
-import uuid
-
-import nbformat
 import pytest
 
-from jupyterlab_ui import open_notebook, run_all_cells
+from jupyterlab_ui import dashboard_notebook, open_notebook, run_all_cells
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-# The dashboard driven by the course's reference functions (the served copy holds no solutions).
-DASHBOARD = """
-from coursekit import prices
-from coursekit.calc import levers, tco
-from coursekit.calc.serving_cost import cost_per_million_tokens
-from coursekit.cost_dashboard import CostDashboard
-
-replica = levers.scenario("Llama 2 70B", "NVIDIA H100 SXM", 4, 64, 2048, prices.AWS_P5_H100.dollars_per_hour, 0.5)
-dash = CostDashboard(replica, {"baseline": {}, "INT8 weights": {"bytes_per_weight": 1}}, 30e6, 500e6,
-                     cost_per_million_tokens, tco.break_even_day, levers.decode_tokens_per_second, levers.rank_levers)
-dash.show()
-"""
-
-
-def dashboard_notebook(lab_server, prefix: str) -> str:
-    """A fresh notebook holding only the dashboard, in the server's root; returns its path there."""
-    folder = lab_server.root / f"{prefix}-{uuid.uuid4().hex[:8]}"
-    folder.mkdir()
-    nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nb.cells = [nbformat.v4.new_markdown_cell("# Cost model"), nbformat.v4.new_code_cell(DASHBOARD.strip())]
-    nbformat.write(nb, folder / "dashboard.ipynb")
-    return f"{folder.name}/dashboard.ipynb"
 
 
 def test_typing_into_a_slider_redraws_the_cost_model(lab_server, page):

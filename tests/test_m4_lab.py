@@ -3,13 +3,11 @@ sliders (driven from Python) recompute and redraw. The contract every lab keeps 
 tests/test_labs_contract.py."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from autograder.judge.reference import solution_namespace
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 LAB = "lab4-economics"
 SOLUTION = ROOT / "solutions" / LAB / f"{LAB}.ipynb"
 

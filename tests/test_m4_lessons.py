@@ -6,16 +6,14 @@ wrong fails here.
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from coursekit import hardware, prices
 from coursekit.calc import levers, memory, serving_cost, tco
 from coursekit.model_configs import LLAMA2_70B
 from lesson_text import Lessons
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 LESSONS = ["01-trained-once-served-forever", "02-cost-per-token", "03-rent-buy-and-split-fleets",
            "04-price-of-a-token"]
 _LESSONS = Lessons("m4-economics")

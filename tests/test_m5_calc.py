@@ -3,17 +3,15 @@ the numbers the lessons teach, and the Module 5 question banks."""
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import pytest
 import torch
 
 from coursekit.calc import cascade, moe, scaling, speculative
 from coursekit.model_configs import DEEPSEEK_V3, MIXTRAL_8X7B
+from paths import ROOT
 
 pytestmark = pytest.mark.float_sensitive   # run again under other kernels and threads (test_portable_floats.py)
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 # ---- speculative decoding ----------------------------------------------------------------------

@@ -3,13 +3,12 @@ MixtralSparseMoeBlock with .gate = MixtralTopKRouter(weight [E, D]) and .experts
 (gate_up_proj [E, 2F, D], down_proj [E, D, F])), built offline from a config with random weights."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 import torch
 
+from paths import ROOT
+
 pytestmark = pytest.mark.slow
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")

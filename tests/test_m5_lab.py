@@ -3,14 +3,12 @@ the course's per-token reference, and speculation, scaling and counts agree with
 contract every lab keeps is in tests/test_labs_contract.py."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 import torch
 
 from autograder.judge.reference import solution_namespace
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 LAB = "lab5-moe"
 SOLUTION = ROOT / "solutions" / LAB / f"{LAB}.ipynb"
 

@@ -7,7 +7,6 @@ price, a config) that makes the prose wrong fails here.
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import pytest
 
@@ -15,8 +14,9 @@ from coursekit.calc import cascade, moe, scaling, speculative
 from coursekit.hardware import H200_SXM
 from coursekit.model_configs import DEEPSEEK_V3, MIXTRAL_8X7B, QWEN3_235B_A22B
 from lesson_text import Lessons
+from paths import ROOT
 
-FOLDER = Path(__file__).resolve().parent.parent / "course" / "m5-co-design"
+FOLDER = ROOT / "course" / "m5-co-design"
 LESSONS = ["01-inference-aware-scaling", "02-mixture-of-experts", "03-draft-verify-and-cascades"]
 CHINCHILLA_BUDGET = 5.76e23   # Hoffmann et al. 2022, Table 3, as the lessons and Lab 5 use it
 M5 = Lessons("m5-co-design")

@@ -3,7 +3,6 @@ of the bank's own function calls (from the shapes, the chip table and the formul
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import pytest
 
@@ -11,8 +10,8 @@ from coursekit import hardware, prices
 from coursekit.calc import roofline, serving
 from coursekit.quiz.bank import load_all_banks
 from coursekit.quiz.engine import grade, instantiate
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 BANKS = load_all_banks(ROOT / "quizzes")
 M6 = {k: v for k, v in BANKS.items() if v.module == "m6"}
 KV_8B = 2 * 32 * 8 * 128 * 2                      # bytes per token: K and V, 32 layers, 8 KV heads of 128, BF16

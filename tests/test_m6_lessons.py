@@ -5,13 +5,12 @@ sentence it pins, so a change to a chip, a model shape or the scheduler that mak
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from coursekit import hardware, prices
 from coursekit.calc import memory, roofline, serving, serving_sim
 from lesson_text import Lessons
+from paths import ROOT
 
 M6 = Lessons("m6-serving-systems")
 LESSONS = ["01-anatomy-of-a-serving-engine", "02-paged-kv-memory", "03-scheduling", "04-the-whole-system"]
@@ -28,7 +27,7 @@ def test_lesson_structure(index, name):
 
 
 def test_errata_document_lists_each_lesson():
-    errata = (Path(__file__).resolve().parent.parent / "docs" / "errata" / "m6.md").read_text()
+    errata = (ROOT / "docs" / "errata" / "m6.md").read_text()
     for lesson in ("Lesson 1", "Lesson 2", "Lesson 3", "Lesson 4"):
         assert lesson in errata
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from conftest import ROOT
 from jupyterlab_ui import open_notebook
+from paths import ROOT
 from waiting import wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

@@ -6,7 +6,8 @@ import re
 
 import nbformat
 
-from conftest import ROOT
+from paths import ROOT
+
 
 ROW = re.compile(r"^\s*\|(.*)\|\s*$")
 RULE = re.compile(r"^\s*\|?\s*:?-{3,}")

@@ -4,14 +4,12 @@ lesson quiz shows at least 3 of at least 6 items; every item's id names its modu
 cites a source and explains its answer. Each module's own numbers are tested in tests/test_m<N>_banks.py."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from coursekit.outline import load_outline
 from coursekit.quiz.bank import load_all_banks, pool
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 BANKS = load_all_banks(ROOT / "quizzes")
 OUTLINE = {m.id: m for m in load_outline(ROOT)}
 MODULES = sorted({b.module for b in BANKS.values() if b.module in OUTLINE})

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import posixpath
 import shutil
-from pathlib import Path
 
 import nbformat
 
 from coursekit.app.nbtools import NEXT_TAG, next_links, set_next_cell
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 LINK = r"\]\(([^)]+)\)"
 
 

@@ -3,14 +3,13 @@ the installed python3 kernel (a different display name is rewritten on open, and
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from jupyter_client.kernelspec import KernelSpecManager
 
 from coursekit.app.nbtools import KERNELSPEC, strip_notebook
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted(p for folder in ("course", "labs", "solutions") for p in (ROOT / folder).rglob("*.ipynb")
                    if ".ipynb_checkpoints" not in p.parts)
 

@@ -9,8 +9,8 @@ import nbformat
 import pytest
 
 from notebook_runner import NotebookFailed, execute_notebook, run_env
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "notebooks"
 
 

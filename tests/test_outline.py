@@ -10,8 +10,7 @@ import nbformat
 import pytest
 
 from coursekit.outline import OUTLINE, OutlineError, lab_ids, load_outline, outline_problems
-
-ROOT = Path(__file__).resolve().parent.parent
+from paths import ROOT
 
 
 def folders(parent: Path) -> set[str]:

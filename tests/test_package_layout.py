@@ -13,7 +13,8 @@ from pathlib import Path
 
 import nbformat
 
-ROOT = Path(__file__).resolve().parent.parent
+from paths import ROOT
+
 APP = "coursekit.app"
 STAGES = {"author", "release", "collect", "batch", "judge", "sandbox", "record", "lms", "quiz", "similarity",
           "leaderboard"}

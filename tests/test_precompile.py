@@ -6,8 +6,7 @@ import subprocess
 from pathlib import Path
 
 import coursekit.app.precompile as precompile
-
-ROOT = Path(__file__).resolve().parent.parent
+from paths import ROOT
 
 
 def fake_environment(tmp_path, monkeypatch) -> Path:

@@ -12,7 +12,7 @@ from coursekit import progress
 from coursekit.progress_report import course_report
 from coursekit.app.progress_transfer import export_file, import_file
 
-from test_site import ROOT
+from paths import ROOT
 
 
 @pytest.fixture

@@ -8,10 +8,10 @@ import pytest
 from coursekit.quiz import check_banks, load_all_banks, load_bank
 from coursekit.quiz.bank import BankError, bank_files
 from coursekit.app.quiz_cli import register
+from paths import ROOT, TESTS
 
-ROOT = Path(__file__).resolve().parent.parent
 QUIZZES = ROOT / "quizzes"
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "quiz"
+FIXTURES = TESTS / "fixtures" / "quiz"
 REAL_BANKS = bank_files(QUIZZES)
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import shutil
 import uuid
-from pathlib import Path
 
 import nbformat
 import pytest
@@ -16,14 +15,10 @@ from coursekit.quiz import load_all_banks
 from coursekit.quiz.bank import pool
 from coursekit.quiz.engine import build_quiz
 from coursekit.quiz.widgets import REPEATED_VERDICT
-from jupyterlab_ui import open_notebook, run_all_cells
-from test_quiz_widgets import wrong_response
+from jupyterlab_ui import open_notebook, run_all_cells, set_theme
+from quiz_ui import GOOD, QUIZ_ITEMS, first_single_choice_seed, wrong_response
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-GOOD = Path(__file__).resolve().parent / "fixtures" / "quiz" / "good"
-# Visible ones only: the session's workspace reopens notebooks of earlier tests in background tabs.
-QUIZ_ITEMS = ".course-quiz .course-quiz-item:visible"
 
 # WCAG 2.1 relative luminance and contrast ratio (https://www.w3.org/TR/WCAG21/#dfn-contrast-ratio).
 CONTRAST_JS = """el => {
@@ -34,30 +29,6 @@ CONTRAST_JS = """el => {
   const fg = lum(rgb(style.color)), bg = lum(rgb(style.backgroundColor));
   return {ratio: (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05), fg: style.color, bg: style.backgroundColor};
 }"""
-
-
-def first_single_choice_seed(banks) -> int:
-    """A seed whose first drawn question is single choice (clicked as a radio button) and which also
-    shows a multi-select one (so the screenshots show checkboxes too)."""
-    bank = banks["m9-l1"]
-    for seed in range(200):
-        types = [q.type for q in build_quiz(bank, pool(bank, banks), seed)]
-        if types[0] == "single" and "multi" in types:
-            return seed
-    raise AssertionError("no seed draws single first and a multi-select item")
-
-
-def set_theme(page, name: str, light: bool) -> None:
-    page.locator(".lm-MenuBar-itemLabel", has_text="Settings").click()
-    page.locator(".lm-Menu-itemLabel", has_text="Theme").first.hover()
-    page.locator(".lm-Menu-itemLabel", has_text=name).first.click()
-    page.wait_for_selector(f"body[data-jp-theme-light='{str(light).lower()}']", timeout=30_000,
-                           state="attached")
-    # the theme's stylesheet swaps in after the attribute: wait until its colours are the ones in force
-    page.wait_for_function("""light => {
-        const base = getComputedStyle(document.body).getPropertyValue('--jp-layout-color0').trim();
-        return base !== '' && (base === '#111') !== light;
-    }""", arg=light, timeout=30_000)
 
 
 def test_quiz_by_clicking(lab_server, page, artifacts_dir, monkeypatch):

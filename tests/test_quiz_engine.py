@@ -1,8 +1,6 @@
 """Engine: seeds, draws, variants, rendering and scoring, without widgets."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from coursekit.calc.memory import weight_bytes
@@ -12,8 +10,9 @@ from coursekit.quiz.bank import pool
 from coursekit.quiz.engine import (ItemError, build_quiz, derive_seed, draw, grade, instantiate, key_text,
                                    render)
 from autograder.quiz.scoring import to_response
+from paths import TESTS
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "quiz"
+FIXTURES = TESTS / "fixtures" / "quiz"
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ import yaml
 
 from coursekit.quiz import load_all_banks
 from jupyterlab_ui import open_notebook, run_all_cells
-from test_quiz_browser import GOOD, QUIZ_ITEMS, first_single_choice_seed
+from quiz_ui import GOOD, QUIZ_ITEMS, first_single_choice_seed
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -42,15 +42,6 @@ def long_option_banks(folder):
                 option["text"] += LONG
         path.write_text(yaml.safe_dump(bank, sort_keys=False))
     return folder
-
-
-@pytest.fixture
-def laptop_page(browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    page = context.new_page()
-    page.set_default_timeout(60_000)
-    yield page
-    context.close()
 
 
 def test_long_options_wrap_and_keep_their_buttons(lab_server, laptop_page, artifacts_dir):

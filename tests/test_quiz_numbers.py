@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import html
 import math
-from pathlib import Path
 
 import pytest
 
@@ -12,9 +11,9 @@ from coursekit.quiz import load_all_banks, show_module_test, show_quiz
 from coursekit.quiz.bank import pool
 from coursekit.quiz.engine import build_quiz
 from coursekit.quiz.numbers import UnreadableNumber, parse_number, read_number
+from paths import ROOT, TESTS
 
-GOOD = Path(__file__).resolve().parent / "fixtures" / "quiz" / "good"
-ROOT = Path(__file__).resolve().parent.parent
+GOOD = TESTS / "fixtures" / "quiz" / "good"
 
 
 @pytest.mark.parametrize("typed, units, value", [

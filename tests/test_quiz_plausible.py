@@ -3,15 +3,13 @@ positive and finite, and an MFU strictly between 0 and 100%. Swept over many see
 combination that only some learners draw (m2-l1-mfu once keyed 400%) cannot hide."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from coursekit.quiz.bank import load_all_banks, read_bank
 from coursekit.quiz.engine import instantiate
 from coursekit.quiz.selftest import check_item, implausible
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 BANKS = load_all_banks(ROOT / "quizzes")
 NUMERIC = [i for b in BANKS.values() for i in b.items if i.type in ("numeric", "param")]
 

@@ -5,7 +5,6 @@ import argparse
 import json
 import os
 import threading
-from pathlib import Path
 
 import pytest
 

@@ -1,14 +1,14 @@
 """Lesson quiz and module test widgets driven from Python: feedback, retry, score, progress, refusal."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from coursekit import progress
 from coursekit.quiz import show_module_test, show_quiz
+from paths import TESTS
+from quiz_ui import wrong_response
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "quiz"
+FIXTURES = TESTS / "fixtures" / "quiz"
 GOOD, BROKEN = FIXTURES / "good", FIXTURES / "broken"
 
 
@@ -17,14 +17,6 @@ def store(tmp_path, monkeypatch):
     monkeypatch.setenv("COURSE_PROGRESS_DIR", str(tmp_path / "progress"))
     monkeypatch.delenv("COURSE_STUDENT", raising=False)
     return tmp_path / "progress" / "progress.json"
-
-
-def wrong_response(q):
-    if q.type == "single":
-        return next(i for i, o in enumerate(q.item.options) if not o.correct)
-    if q.type == "multi":
-        return q.correct_response() | {next(i for i, o in enumerate(q.item.options) if not o.correct)}
-    return q.answer * 10
 
 
 def test_lesson_quiz_feedback_retry_score_and_progress(store):

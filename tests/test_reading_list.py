@@ -3,11 +3,10 @@ datasheet and every price page, generated from the modules the numbers come from
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from coursekit import hardware, prices, references, sources
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 CITING = sorted([*ROOT.glob("course/**/*.ipynb"), *ROOT.glob("solutions/**/*.ipynb"), *ROOT.glob("quizzes/m*/*.yaml"),
                  *ROOT.glob("docs/errata/*.md"), *ROOT.glob("coursekit/calc/*.py"),
                  *ROOT.glob("coursekit/exercises/lessons/*.yaml")])

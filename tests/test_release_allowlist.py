@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from test_private_root import LAB, NB, private_folder, run
+from paths import ROOT
+from private_course import LAB, NB, private_folder, run
 
-ROOT = Path(__file__).resolve().parent.parent
 SPEC_MARK = "def _add_case(rng)"          # a hidden-case generator: text of the toy lab's spec.py
 
 

@@ -11,25 +11,8 @@ import nbformat
 import pytest
 
 from notebook_runner import ExecutedNotebooks, NotebookFailed
-from run_once import built_once
-
-HERE = Path(__file__).resolve().parent
-
-
-class Factory:
-    """The part of pytest's TempPathFactory that run_once uses: a worker's base temp inside the run's."""
-
-    def __init__(self, run: Path, worker: str):
-        self.base = run / f"popen-{worker}"
-        self.base.mkdir(parents=True, exist_ok=True)
-
-    def getbasetemp(self) -> Path:
-        return self.base
-
-    def mktemp(self, name: str) -> Path:
-        folder = self.base / name
-        folder.mkdir()
-        return folder
+from paths import TESTS
+from run_once import Factory, built_once
 
 
 @pytest.fixture
@@ -41,10 +24,10 @@ def test_two_worker_processes_build_a_folder_once(tmp_path):
     builds = tmp_path / "builds.log"
     script = f"""
 import sys
-sys.path.insert(0, {str(HERE)!r})
-from test_run_once import Factory
-from run_once import built_once
+sys.path.insert(0, {str(TESTS)!r})
+from run_once import Factory, built_once
 from pathlib import Path
+
 
 def build(folder):
     with open({str(builds)!r}, "a") as log:

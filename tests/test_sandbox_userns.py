@@ -20,26 +20,15 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
 from coursekit.app.hub.accounts import make_reachable
+from hostile_code import PROBE, ROUTES, UNAVAILABLE
+from paths import ROOT, TESTS
 
 pytestmark = pytest.mark.slow
 LAB = "toy-pipeline"
 NOBODY = pwd.getpwnam("nobody")
-NO_USER_NAMESPACES = Path(__file__).with_name("no_user_namespaces.py")
+NO_USER_NAMESPACES = TESTS / "no_user_namespaces.py"
 
-# a hostile cell's start: probe(bit, attempt) sets the bit when the attempt works (also the hub's test)
-PROBE = """
-import os, socket
-bits = 0
-def probe(bit, attempt):
-    global bits
-    try:
-        attempt()
-        bits |= 1 << bit
-    except Exception:
-        pass
-"""
 # what the instructor owns beside the course: each probe tries one of them
 FILES_AND_PROCESSES = PROBE + """COURSE = {course!r}
 probe(0, lambda: open(COURSE + "/solutions/toy-pipeline/spec.py").read())                 # the spec
@@ -202,7 +191,6 @@ def test_autograder_grade_offers_unconfined_and_explains_the_refusal():
 def test_without_root_the_course_reference_is_a_stand_in_for_a_subprocess_and_a_file_read_too(course):
     """The reference rule's stand-ins are bound into the user namespace's root as into root's: a graded
     function that reads the course's source file, or asks a `python -c` server, finds only the stand-in."""
-    from test_reference_rule import ROUTES, UNAVAILABLE
 
     lab1 = course / "solutions" / "lab1-roofline"         # the instructor's copy (the checkout's may be 0700)
     if not lab1.exists():

@@ -9,14 +9,13 @@ import random
 import re
 import shutil
 import sys
-from pathlib import Path
 
 import pytest
 
+from paths import ROOT
 import similarity_corpus as corpus
 from autograder.similarity.fingerprint import K, W, kgram_hashes, tokens, winnow
 
-ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "autograder"))
 
 

@@ -5,90 +5,26 @@ cheap) and served over HTTP, as a reader would get it.
 """
 from __future__ import annotations
 
-import functools
 import html
 import html.parser
 import json
 import re
-import subprocess
-import sys
-import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlparse
 
 import nbformat
 import pytest
 
-from coursekit.outline import load_outline
 from coursekit.app.site.build import site_modules
-from coursekit.app.site.execute import HASH_KEY, code_fingerprint, is_current, source_hash
+from coursekit.app.site.execute import code_fingerprint
+from coursekit.outline import load_outline
+from paths import ROOT
+from site_build import BOARDS, BUILD_LOG, PAGES, html_path
 
-
-ROOT = Path(__file__).resolve().parent.parent
 SEED_REF = re.compile(r"\bseeds? 0\d\d\b|(?<![-\w])seed_?\d{3}", re.IGNORECASE)
 # Jinja, or a format field such as {annual:,.0f} or {cost.BILL / annual:.0f} (not LaTeX's \text{...}, x_{i}).
 PLACEHOLDER = re.compile(r"\{\{|\{%|(?<![\\^_\w])\{[A-Za-z_][\w.]*[^{}\n]*\}")
-PAGES = [page for module in site_modules(ROOT) for page in module.pages]
-BOARDS = ROOT / "tests" / "fixtures" / "leaderboard"      # a class's published board, built into the site
 BOARD_PAGES = [f"leaderboard/{p.stem}.md" for p in sorted(BOARDS.glob("*.json"))]
-
-
-# The one notebook `course site` executes itself here; every other page comes from the session's
-# executed notebooks (tests/notebook_runner.py), which the lesson and lab tests run anyway.
-SITE_EXECUTES = "course/m1-training-vs-inference/01-what-each-does.ipynb"
-
-
-def seed_site_cache(executed_notebooks) -> None:
-    """Put the session's executed copies where `course site` keeps its cache, stamped as current."""
-    fingerprint, cache = code_fingerprint(ROOT), ROOT / "build" / "site" / "executed"
-    for rel in PAGES:
-        copy = cache / rel
-        if not rel.endswith(".ipynb") or rel == SITE_EXECUTES:
-            continue
-        wanted = source_hash(ROOT / rel, fingerprint)
-        if is_current(copy, wanted):
-            continue
-        nb = executed_notebooks.get(ROOT / rel, allow_errors=rel.startswith("labs/"))
-        nb.metadata[HASH_KEY] = wanted
-        copy.parent.mkdir(parents=True, exist_ok=True)
-        nbformat.write(nb, copy)
-    (cache / SITE_EXECUTES).unlink(missing_ok=True)
-
-
-BUILD_LOG: dict[str, str] = {}   # the `course site` run's stderr, for the warning test
-
-
-@pytest.fixture(scope="module")
-def site(executed_notebooks) -> Path:
-    seed_site_cache(executed_notebooks)
-    done = subprocess.run([sys.executable, "-m", "coursekit.app.cli", "site", "--leaderboard", str(BOARDS)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=3000)
-    assert done.returncode == 0, f"course site failed:\n{done.stderr[-3000:]}"
-    assert f"executed {SITE_EXECUTES}" in done.stdout, done.stdout      # its own execution path ran
-    html = ROOT / "build" / "site" / "html"
-    assert str(html / "index.html") in done.stdout
-    BUILD_LOG["stderr"] = done.stderr
-    return html
-
-
-@pytest.fixture(scope="module")
-def site_url(site):
-    handler = functools.partial(QuietHandler, directory=str(site))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
-
-
-class QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-def html_path(page: str) -> str:
-    return page.rsplit(".", 1)[0] + ".html"
 
 
 def draws_figures(page: str) -> bool:
@@ -200,7 +136,7 @@ def test_every_page_passes_axe_and_every_figure_has_alt_text(site_url, page):
     """axe-core's WCAG 2.1 A/AA rules on every page of the built site: no serious or critical violation;
     every figure has its text alternative and every table its header cells."""
     from axe import axe_version, blocking, run_axe, summary
-    from test_figures import meaningful
+    from alt_text import meaningful
 
     problems, counted = [], {}
     for rel in ["index.md", *PAGES, *BOARD_PAGES]:

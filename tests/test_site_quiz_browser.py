@@ -17,7 +17,7 @@ import pytest
 
 from coursekit.quiz.bank import load_all_banks
 from coursekit.quiz.engine import grade, instantiate
-from test_site import ROOT, site, site_url  # noqa: F401  (module fixtures: the site built once here)
+from paths import ROOT
 
 LESSON = "course/m1-training-vs-inference/02-memory-per-parameter.html"
 TEST = "course/m1-training-vs-inference/module-test.html"
@@ -94,7 +94,7 @@ def fits(page) -> bool:
 @pytest.mark.slow
 @pytest.mark.browser
 @pytest.mark.parametrize("size", SIZES)
-def test_lesson_quiz_answered_right_and_wrong_and_kept_after_reload(site_url, page, size):  # noqa: F811
+def test_lesson_quiz_answered_right_and_wrong_and_kept_after_reload(site_url, page, size):
     page.set_viewport_size(SIZES[size])
     errors = watch_errors(page)
     page.goto(urljoin(site_url, LESSON))
@@ -186,7 +186,7 @@ def verdicts(page) -> list[bool]:
 @pytest.mark.slow
 @pytest.mark.browser
 @pytest.mark.parametrize("size", SIZES)
-def test_module_test_passes_at_80_percent_and_progress_travels_to_jupyterlab_and_back(site_url, page, size,  # noqa: F811
+def test_module_test_passes_at_80_percent_and_progress_travels_to_jupyterlab_and_back(site_url, page, size,
                                                                                        tmp_path):
     page.set_viewport_size(SIZES[size])
     errors = watch_errors(page)
@@ -263,7 +263,7 @@ def test_module_test_passes_at_80_percent_and_progress_travels_to_jupyterlab_and
 
 @pytest.mark.slow
 @pytest.mark.browser
-def test_a_lesson_quiz_is_answered_with_the_keyboard_alone(site_url, page):  # noqa: F811
+def test_a_lesson_quiz_is_answered_with_the_keyboard_alone(site_url, page):
     errors = watch_errors(page)
     page.goto(urljoin(site_url, LESSON))
     quiz = page.locator(".course-site-quiz")
@@ -288,7 +288,7 @@ def test_a_lesson_quiz_is_answered_with_the_keyboard_alone(site_url, page):  # n
 
 @pytest.mark.slow
 @pytest.mark.browser
-def test_progress_this_browser_cannot_read_is_kept_aside_and_said(site_url, page):  # noqa: F811
+def test_progress_this_browser_cannot_read_is_kept_aside_and_said(site_url, page):
     errors = watch_errors(page)
     page.goto(site_url)
     key = page.evaluate("() => Object.keys(localStorage).find(k => k.startsWith('llm-course-progress:'))")
@@ -316,7 +316,7 @@ def test_progress_this_browser_cannot_read_is_kept_aside_and_said(site_url, page
 
 @pytest.mark.slow
 @pytest.mark.browser
-def test_a_file_is_checked_against_the_schema_offline_from_the_folder(site, page, tmp_path):  # noqa: F811
+def test_a_file_is_checked_against_the_schema_offline_from_the_folder(site, page, tmp_path):
     """The start page opened as a file (file://, nothing else reachable): the validator compiled from
     coursekit/progress.schema.json at build time refuses a bad file in `course progress --import`'s words."""
     from coursekit.app.progress_transfer import read_export
@@ -342,7 +342,7 @@ def test_a_file_is_checked_against_the_schema_offline_from_the_folder(site, page
 
 @pytest.mark.slow
 @pytest.mark.browser
-def test_an_exercise_revealed_on_the_site_shows_in_its_progress_and_travels(site_url, page, tmp_path):  # noqa: F811
+def test_an_exercise_revealed_on_the_site_shows_in_its_progress_and_travels(site_url, page, tmp_path):
     """Predict, commit, reveal an exercise on a lesson page: the start page's table says so, and the
     exported file carries it to `course progress --import` (JupyterLab's table says the same)."""
     errors = watch_errors(page)
@@ -372,7 +372,7 @@ def test_an_exercise_revealed_on_the_site_shows_in_its_progress_and_travels(site
 
 @pytest.mark.slow
 @pytest.mark.browser
-def test_after_importing_a_jupyterlab_attempt_the_lesson_page_counts_it(site_url, page, tmp_path):  # noqa: F811
+def test_after_importing_a_jupyterlab_attempt_the_lesson_page_counts_it(site_url, page, tmp_path):
     """A quiz half answered in JupyterLab, exported and imported here: the lesson page numbers its own
     attempt after it and lists it, as the start page reports it."""
     errors = watch_errors(page)

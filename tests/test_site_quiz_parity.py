@@ -23,7 +23,7 @@ from coursekit.quiz.widgets import REPEATED_VERDICT
 from coursekit.app.site.quizzes import export_item, lab_modules, outline
 from site_js import MALFORMED, node
 
-from test_site import ROOT
+from paths import ROOT
 
 
 def number_answers(q) -> list[str]:

@@ -3,13 +3,12 @@ from coursekit.sources, and errata pages that read as claim / source / correctio
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
 from coursekit import sources
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 STUDENT_FACING = sorted([*ROOT.glob("course/**/*.ipynb"), *ROOT.glob("labs/**/*.ipynb"), *ROOT.glob("solutions/**/*.ipynb"),
                          *ROOT.glob("quizzes/m*/*.yaml"), *ROOT.glob("docs/errata/*.md"), ROOT / "docs" / "reading-list.md",
                          *ROOT.glob("coursekit/calc/*.py"), ROOT / "coursekit" / "hardware.py", ROOT / "coursekit" / "model_configs.py"])

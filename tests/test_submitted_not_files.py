@@ -16,7 +16,7 @@ import re
 
 import pytest
 
-from test_autograder_pipeline import LAB, NB, cli, notebook_text, store_rows
+from pipeline_course import LAB, NB, cli, notebook_text, store_rows
 
 pytestmark = [pytest.mark.timeout(420), pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")]
 

@@ -8,12 +8,12 @@ every lesson's markdown, paragraph by paragraph and bullet by bullet.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import nbformat
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from paths import ROOT
+
 LESSONS = sorted(ROOT.glob("course/m*/0*.ipynb"))
 
 SUPERLATIVE = re.compile(

@@ -6,13 +6,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from coursekit.app.torch_wheel import CPU_INDEX, pinned_torch, pip_resolves_cpu_build, torch_pip_args
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 CPU_ARGS = ["--extra-index-url", CPU_INDEX]
 
 

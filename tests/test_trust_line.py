@@ -14,7 +14,8 @@ import nbformat
 import pytest
 from IPython.core.inputtransformer2 import TransformerManager
 
-ROOT = Path(__file__).resolve().parent.parent
+from paths import ROOT
+
 GRADER = "autograder"
 STUDENT_PY = ("course", "labs", "coursekit")
 NOTEBOOK_FOLDERS = ("course", "labs", "solutions")

@@ -6,7 +6,6 @@ test cells left out, on the learner's functions, and says which unfinished task 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import nbformat
 import pytest
@@ -14,8 +13,8 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
 from coursekit.what_works import given_cells
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 LABS = sorted(p.name for p in (ROOT / "labs").iterdir() if (p / f"{p.name}.ipynb").is_file())
 
 
