@@ -1,6 +1,6 @@
 """Lab 6 submissions built from the solution notebook: the honest one and engines that try to look fast
 or right without being so. Each variant's code is appended to the milestone 2 answer cell (so it is
-what task test_batching and the timed runs use). Shared by tests/test_lab6_adversarial.py and
+what task test_batching and the timed runs use). Shared by tests/content/m6/test_lab6_adversarial.py and
 benchmarks/bench_lab6_batch.py."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Lab 3 submissions for the similarity report (tests/test_similarity.py, benchmarks/bench_similarity.py):
+"""Lab 3 submissions for the similarity report (tests/grading/similarity/test_similarity.py, benchmarks/bench_similarity.py):
 four honest students who solved the tasks independently, each in their own way; renamed copies of two
 of them; and two who pasted the course's reference code under other names.
 
