@@ -8,7 +8,7 @@ or (--against dask) with `autograder grade` on the local pool and on a local Das
 --variants grades the honest variations of Lab 5 in tests/honest_variants.py instead (timing magics,
 eval, globals(), __main__, moved sections, a stub or scratch version run at the end, a helper below its
 test cell, an edited setup cell, QUICK used, a stub, a wrong answer: what the differential test
-tests/test_grading_vs_nbgrader.py grades), one submission each, and prints each one's score by both.
+tests/grading/test_grading_vs_nbgrader.py grades), one submission each, and prints each one's score by both.
 
 --against-code grades the same submissions with `autograder grade` from another checkout of this
 repository (say a clone at the commit before a refactor; run with this checkout's interpreter, the

@@ -12,7 +12,7 @@ each series' values, so its numbers are the ones plotted, never typed.
 
 Colour: the Okabe-Ito colours that keep 3:1 contrast on white (orange, sky blue and yellow do not),
 each with its own line style and marker, so no series is told apart by colour alone
-(tests/test_figures.py checks the palette under simulated colour-vision deficiency).
+(tests/library/figures/test_figures.py checks the palette under simulated colour-vision deficiency).
 """
 from __future__ import annotations
 

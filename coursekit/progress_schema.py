@@ -2,7 +2,7 @@
 jsonschema, each error told by the nearest `problem` the schema gives on its way to it.
 
 The website tells the same problems the same way (coursekit/app/site/static/progress-format.js, over the
-same schema compiled with ajv); tests/test_progress_schema.py holds the two to the same messages. The rule,
+same schema compiled with ajv); tests/library/progress/test_progress_schema.py holds the two to the same messages. The rule,
 in both: follow the error's schema path from the root; each `properties`/`additionalProperties`/`items`
 step is one step into the data; the deepest schema on the way with a `problem` names the place and the
 problem. A missing member with its own `problem` is told at its own place. Problems are in the schema's

@@ -1,7 +1,7 @@
 """Every paper, report and web page the lessons, quizzes and labs cite, for the reading list.
 
 Lessons cite a paper as "First-author et al. YEAR" (or "A and B YEAR"); `key` is that surname and year,
-and tests/test_reading_list.py checks that every such citation in the course is listed here. Chip
+and tests/content/test_reading_list.py checks that every such citation in the course is listed here. Chip
 datasheets and price pages are not repeated here: the reading list takes them from coursekit.hardware
 and coursekit.prices, where each number is stored with its source.
 """

@@ -3,7 +3,7 @@ deploy/Dockerfile (torch), deploy/config.yaml (image tag, Zero to JupyterHub cha
 
     python deploy/pins.py           # rewrite deploy/requirements.txt from pyproject.toml, constraints-cpu.txt,
                                     # the chart's JupyterHub, and this environment's versions of the rest
-    python deploy/pins.py --check   # list every disagreement, exit 1 if any (tests/test_hub_deploy.py runs it)
+    python deploy/pins.py --check   # list every disagreement, exit 1 if any (tests/app/hub/test_hub_deploy.py runs it)
 
 The image runs the JupyterHub of the chart's hub image (the single-user server and the hub must agree),
 and torch as constraints-cpu.txt pins it; everything else at the version the test suite ran with.

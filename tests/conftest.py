@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from paths import ROOT
 from run_once import built_once, run_folder
 
-ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "tests" / "artifacts"
 CHROMIUM = os.environ.get("COURSE_CHROMIUM", "/usr/bin/chromium")
 # The suite runs several torch processes at once (kernels, grading workers, this one) on few cores;
@@ -134,8 +134,8 @@ def quiz_template(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def hub(tmp_path_factory):
-    """One `course hub` (hub, proxy, a server per person as it is needed) for tests/test_hub.py and
-    tests/test_hub_browser.py; stopped, its accounts removed, after the last test that uses it."""
+    """One `course hub` (hub, proxy, a server per person as it is needed) for tests/app/hub/test_hub.py and
+    tests/app/hub/test_hub_browser.py; stopped, its accounts removed, after the last test that uses it."""
     from hub_server import STUDENTS, class_course, make_hub
 
     running = make_hub(list(STUDENTS), class_course(tmp_path_factory.mktemp("hub-course")))
@@ -145,6 +145,24 @@ def hub(tmp_path_factory):
         yield running
     finally:
         running.cleanup()
+
+
+@pytest.fixture(scope="session")
+def site(executed_notebooks) -> Path:
+    """The course website built into build/site once per worker (tests/site_build.py); its html folder.
+    Only the files of SITE_FILES (below) use it, so one worker builds it."""
+    from site_build import build_site
+
+    return build_site(executed_notebooks)
+
+
+@pytest.fixture(scope="session")
+def site_url(site):
+    """The built website served over HTTP, as a reader gets it."""
+    from site_build import serve
+
+    with serve(site) as url:
+        yield url
 
 
 # A session fixture named here is released right after the last collected test that uses it, not at
@@ -173,15 +191,19 @@ def pytest_runtest_teardown(item, nextitem):
 # running a long one alone at the end. (xdist_group marks cannot do this: pytest 9 ignores the node-id
 # suffix they rely on, pytest-dev/pytest-xdist#1386.) The files that build the website into build/site are
 # one unit too (SITE_FILES), so two workers never build it at once.
-HUB_FILES = ("tests/test_hub.py", "tests/test_hub_browser.py", "tests/test_hub_grading_sandbox.py")
-SITE_FILES = ("tests/test_site.py", "tests/test_calculators_browser.py", "tests/test_site_quiz_browser.py",
-              "tests/test_site_layout_browser.py")
-LONGEST = ("tests/test_hub.py", "tests/test_hub_browser.py", "tests/test_hub_stop.py", "tests/test_hub_lti.py",
-           "tests/test_hub_lti_deeplink.py", "tests/test_hub_lti_sync.py", "tests/test_autograder_pipeline.py",
-           "tests/test_autograder_distributed.py", "tests/test_site.py", "tests/test_calculators_browser.py", "tests/test_site_quiz_browser.py",
-           "tests/test_autograder_adversarial_batch.py",
-           "tests/test_notebooks.py", "tests/test_course_start_browser.py", "tests/test_labs_contract.py",
-           "tests/test_doctor.py", "tests/test_quiz_graded.py", "tests/test_autograder_adversarial.py")
+HUB_FILES = ("tests/app/hub/test_hub.py", "tests/app/hub/test_hub_browser.py",
+             "tests/app/hub/test_hub_grading_sandbox.py")
+SITE_FILES = ("tests/app/site/test_site.py", "tests/app/site/test_calculators_browser.py",
+              "tests/app/site/test_site_quiz_browser.py", "tests/app/site/test_site_layout_browser.py")
+# (tests/house/test_scheduling.py checks that every file these lists name exists)
+LONGEST = ("tests/app/hub/test_hub.py", "tests/app/hub/test_hub_browser.py", "tests/app/hub/test_hub_stop.py",
+           "tests/app/hub/test_hub_lti.py", "tests/app/hub/test_hub_lti_deeplink.py", "tests/app/hub/test_hub_lti_sync.py",
+           "tests/grading/test_autograder_pipeline.py", "tests/grading/test_autograder_distributed.py",
+           "tests/app/site/test_site.py", "tests/app/site/test_calculators_browser.py",
+           "tests/app/site/test_site_quiz_browser.py", "tests/grading/test_autograder_adversarial_batch.py",
+           "tests/content/test_notebooks.py", "tests/app/jupyterlab/test_course_start_browser.py",
+           "tests/content/test_labs_contract.py", "tests/app/install/test_doctor.py", "tests/grading/quiz/test_quiz_graded.py",
+           "tests/grading/test_autograder_adversarial.py")
 
 
 def unit_of(nodeid: str) -> str:
@@ -290,6 +312,16 @@ def page(browser, request, artifacts_dir):
     report = getattr(request.node, "rep_call", None)
     if report is not None and report.failed:
         page.screenshot(path=str(artifacts_dir / f"FAILED-{request.node.name}.png"), full_page=True)
+    context.close()
+
+
+@pytest.fixture
+def laptop_page(browser):
+    """A fresh page at a laptop's 1280x800 (the quiz layout and `course start` tests)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    yield page
     context.close()
 
 

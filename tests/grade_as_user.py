@@ -1,4 +1,4 @@
-"""Grade one notebook as whoever runs this script, and print the result as JSON (tests/test_sandbox_userns.py
+"""Grade one notebook as whoever runs this script, and print the result as JSON (tests/grading/sandbox/test_sandbox_userns.py
 runs it as `nobody`, the way an instructor's terminal on the hub grades: as their own, non-root user).
 
     python grade_as_user.py JOB.json        JOB: {"spec", "notebook", "cells": [source inserted after the

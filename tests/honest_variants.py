@@ -1,5 +1,5 @@
 """Honest variations of Lab 5's solution, each graded the same way by `autograder grade` and by plain
-`nbgrader autograde` (tests/test_grading_vs_nbgrader.py, benchmarks/bench_grading.py).
+`nbgrader autograde` (tests/grading/test_grading_vs_nbgrader.py, benchmarks/bench_grading.py).
 
 Each variant is what a real student writes: the solution, with a timing magic around an answer, an
 `eval`, a `globals()` lookup, sections moved, a stub or scratch version run again at the end, a helper
@@ -16,7 +16,8 @@ from typing import Callable
 
 import nbformat
 
-ROOT = Path(__file__).resolve().parent.parent
+from paths import ROOT
+
 LAB = "lab5-moe"
 MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 

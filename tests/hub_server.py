@@ -3,8 +3,8 @@
 Its Unix accounts are made for the run with a unique prefix (`cth<hex>-`), and removed at the end with
 their processes and the data folder; nothing of the machine's own users is touched.
 
-tests/test_hub.py and tests/test_hub_browser.py share one class hub (the `hub` session fixture in
-conftest.py, serving `class_course`); only the class day (tests/test_hub_browser.py) releases,
+tests/app/hub/test_hub.py and tests/app/hub/test_hub_browser.py share one class hub (the `hub` session fixture in
+conftest.py, serving `class_course`); only the class day (tests/app/hub/test_hub_browser.py) releases,
 collects and grades CLASS_LAB there.
 """
 from __future__ import annotations
@@ -30,7 +30,7 @@ from waiting import wait_for
 
 PASSWORD = "class-password-1"
 PIPELINE = ROOT / "tests" / "fixtures" / "pipeline"
-CLASS_LAB = "toy-pipeline"      # the class day in Chromium (tests/test_hub_browser.py)
+CLASS_LAB = "toy-pipeline"      # the class day in Chromium (tests/app/hub/test_hub_browser.py)
 STUDENTS = ("ada", "ben", "cai", "mallory")
 ANSWERS = {   # student -> function bodies (None: left blank)
     "ada": {"impl_add": "return a + b", "impl_scale": "return [x * k for x in xs]", "impl_mean": "return sum(xs) / len(xs)"},
@@ -197,7 +197,7 @@ def class_course(course: Path) -> Path:
     """The instructor's course for the shared hub: the pipeline tests' toy lab as CLASS_LAB."""
     shutil.copytree(PIPELINE / "solutions", course / "solutions")
     shutil.copy(ROOT / "nbgrader_config.py", course)
-    # what an instructor keeps beside a solution: never released (tests/test_hub_browser.py looks)
+    # what an instructor keeps beside a solution: never released (tests/app/hub/test_hub_browser.py looks)
     (course / "solutions" / CLASS_LAB / "notes.txt").write_text("hidden cases: see the spec\n")
     return course
 

@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import json
 import time
+import uuid
+
+import nbformat
 
 from waiting import wait_for
 
@@ -60,3 +63,41 @@ def click_run_all(page) -> None:
     """Run > Run All Cells, from the menu bar, on the current tab."""
     page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
     page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+
+
+def set_theme(page, name: str, light: bool) -> None:
+    page.locator(".lm-MenuBar-itemLabel", has_text="Settings").click()
+    page.locator(".lm-Menu-itemLabel", has_text="Theme").first.hover()
+    page.locator(".lm-Menu-itemLabel", has_text=name).first.click()
+    page.wait_for_selector(f"body[data-jp-theme-light='{str(light).lower()}']", timeout=30_000,
+                           state="attached")
+    # the theme's stylesheet swaps in after the attribute: wait until its colours are the ones in force
+    page.wait_for_function("""light => {
+        const base = getComputedStyle(document.body).getPropertyValue('--jp-layout-color0').trim();
+        return base !== '' && (base === '#111') !== light;
+    }""", arg=light, timeout=30_000)
+
+
+def dashboard_notebook(lab_server, prefix: str) -> str:
+    """A fresh notebook holding only the dashboard, in the server's root; returns its path there."""
+    folder = lab_server.root / f"{prefix}-{uuid.uuid4().hex[:8]}"
+    folder.mkdir()
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.cells = [nbformat.v4.new_markdown_cell("# Cost model"), nbformat.v4.new_code_cell(DASHBOARD.strip())]
+    nbformat.write(nb, folder / "dashboard.ipynb")
+    return f"{folder.name}/dashboard.ipynb"
+
+
+# The dashboard driven by the course's reference functions (the served copy holds no solutions).
+DASHBOARD = """
+from coursekit import prices
+from coursekit.calc import levers, tco
+from coursekit.calc.serving_cost import cost_per_million_tokens
+from coursekit.cost_dashboard import CostDashboard
+
+replica = levers.scenario("Llama 2 70B", "NVIDIA H100 SXM", 4, 64, 2048, prices.AWS_P5_H100.dollars_per_hour, 0.5)
+dash = CostDashboard(replica, {"baseline": {}, "INT8 weights": {"bytes_per_weight": 1}}, 30e6, 500e6,
+                     cost_per_million_tokens, tco.break_even_day, levers.decode_tokens_per_second, levers.rank_levers)
+dash.show()
+"""

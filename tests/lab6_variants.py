@@ -1,6 +1,6 @@
 """Lab 6 submissions built from the solution notebook: the honest one and engines that try to look fast
 or right without being so. Each variant's code is appended to the milestone 2 answer cell (so it is
-what task test_batching and the timed runs use). Shared by tests/test_lab6_adversarial.py and
+what task test_batching and the timed runs use). Shared by tests/content/m6/test_lab6_adversarial.py and
 benchmarks/bench_lab6_batch.py."""
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from pathlib import Path
 
 import nbformat
 
-ROOT = Path(__file__).resolve().parent.parent
+from paths import ROOT
+
 SOLUTION = ROOT / "solutions" / "lab6-serving" / "lab6-serving.ipynb"
 
 # CPU work a slow engine adds to every milestone 2 step: far more than the reference engine's whole step

@@ -1,16 +1,16 @@
 """What a reader of a lesson notebook is told: its markdown, its code, and the checks every lesson shares.
 
-Used by the per-module lesson tests (tests/test_m1_lessons.py, tests/test_m5_lessons.py).
+Used by the per-module lesson tests (tests/content/m1/test_m1_lessons.py, tests/content/m5/test_m5_lessons.py).
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 import nbformat
 
-COURSE = Path(__file__).resolve().parent.parent / "course"
+from paths import ROOT
+
+COURSE = ROOT / "course"
 # How lesson markdown writes a dollar of money: a bare or escaped `$` pairs up as MathJax math in
-# JupyterLab (tests/test_markdown_dollars_browser.py); the tests read the prose with a plain `$`.
+# JupyterLab (tests/app/jupyterlab/test_markdown_dollars_browser.py); the tests read the prose with a plain `$`.
 MONEY_DOLLAR = "<span>&#36;</span>"
 
 

@@ -1,4 +1,4 @@
-"""The LTI hub the tests/test_hub_lti*.py files launch into: `course hub --roster CSV --lti-config FILE`
+"""The LTI hub the tests/app/hub/test_hub_lti*.py files launch into: `course hub --roster CSV --lti-config FILE`
 (a roster of one, ada, and a course with the toy lab and a graded module test released in labs/ for
 Deep Linking), the emulated LMS (tests/lms_emulator.py) it trusts, and a launch as the LMS makes one.
 
@@ -45,7 +45,7 @@ def hub(lms, tmp_path_factory, quiz_template):
     prefix = running.users["ada"].removesuffix("ada")
     running.users.update({name: prefix + name for name in NEWCOMERS})      # cleanup removes them too
     # no memberships_url: no hourly roster sync here, which would make the newcomers' accounts before
-    # their launch (tests/test_lti_sync.py tests the sync)
+    # their launch (tests/app/hub/test_lti_sync.py tests the sync)
     settings.write_text(json.dumps(lms.platform_settings(context_id=lms.context_id, memberships_url="")))
     running.command += ["--lti-config", str(settings)]
     lms.redirect_uris = [f"{running.url}/hub/lti13/oauth_callback"]

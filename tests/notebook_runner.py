@@ -16,6 +16,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError
 
 from coursekit.app.site.execute import kernel_transport
+from paths import ROOT
 from run_once import locked
 
 
@@ -54,7 +55,6 @@ def execute_notebook(path: Path, *, env: dict | None = None, timeout: int = 300,
     return nb, time.perf_counter() - start
 
 
-ROOT = Path(__file__).resolve().parent.parent
 TIMES = ROOT / "tests" / "artifacts" / "notebook-times.json"
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import nbformat
 
 from autograder.quiz.assignment import META, student_questions
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 BANKS = ROOT / "tests" / "fixtures" / "quiz" / "good"
 BANK, QUIZ = "m9-module-test", "quiz-m9"
 SECRET = "quiz-test-instructor-secret-7f3a"

@@ -53,3 +53,20 @@ def built_once(factory: pytest.TempPathFactory, name: str, build: Callable[[Path
         result = build(folder)
         done.write_text(str(result))
         return result
+
+
+class Factory:
+    """The part of pytest's TempPathFactory that run_once uses: a worker's base temp inside the run's.
+    tests/house/test_run_once.py plays several workers with it, in this process and in others."""
+
+    def __init__(self, run: Path, worker: str):
+        self.base = run / f"popen-{worker}"
+        self.base.mkdir(parents=True, exist_ok=True)
+
+    def getbasetemp(self) -> Path:
+        return self.base
+
+    def mktemp(self, name: str) -> Path:
+        folder = self.base / name
+        folder.mkdir()
+        return folder

@@ -1,4 +1,4 @@
-"""Lab 3 submissions for the similarity report (tests/test_similarity.py, benchmarks/bench_similarity.py):
+"""Lab 3 submissions for the similarity report (tests/grading/similarity/test_similarity.py, benchmarks/bench_similarity.py):
 four honest students who solved the tasks independently, each in their own way; renamed copies of two
 of them; and two who pasted the course's reference code under other names.
 
@@ -15,7 +15,8 @@ import shutil
 import textwrap
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from paths import ROOT
+
 LAB = "lab3-kv-cache"
 NB = f"{LAB}.ipynb"
 STUB = re.compile(r"^( *)# YOUR CODE HERE\n\1raise NotImplementedError\(\)", re.M)

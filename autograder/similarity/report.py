@@ -18,7 +18,7 @@ from autograder.similarity.match import Match, boilerplate_hashes, candidate_pai
 THRESHOLD = 0.5         # share of one side's own code inside matching regions
 # Against the reference, the share of the reference found in a student's code: honest work aims at the
 # same answer, so it shares more with the reference than with a classmate (Lab 3: honest at most 50%,
-# pasted at least 79%, tests/test_similarity.py), and the bar is higher.
+# pasted at least 79%, tests/grading/similarity/test_similarity.py), and the bar is higher.
 REF_THRESHOLD = 0.7
 MIN_TOKENS = 50         # and at least this many tokens matched on both sides: a formula every student
                         # writes the same way (Lab 3's KV bytes: 44 tokens) is not a copy

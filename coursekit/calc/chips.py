@@ -209,7 +209,7 @@ def decode_step_seconds_per_part(n_params: float, bytes_per_param: float, kv_byt
     roofline.decode_step's "seconds"), an optimistic bound that is exact while the whole step is
     bandwidth-bound (small batches). Once the weight matmuls turn compute-bound (large batches) the KV reads
     can no longer hide behind them, and the per-part sum here is the better estimate (the scaling book's
-    inference chapter models it this way). tests/test_decode_per_part.py pins when the two differ."""
+    inference chapter models it this way). tests/library/calc/test_decode_per_part.py pins when the two differ."""
     bw, peak = n_chips * bandwidth_tbs * 1e12, n_chips * peak_tflops * 1e12
     weights_s = max(n_params * bytes_per_param / bw, 2 * n_params * batch / peak)
     attention_s = kv_bytes_per_seq * batch / bw

@@ -208,7 +208,7 @@ def get(exercise_id: str, folder: Path = FOLDER) -> Exercise:
 
 def compare(ex: Exercise, prediction: float, typed: str) -> tuple[float, bool, str]:
     """(percent off, close?, a sentence) for a committed prediction against the worked answer.
-    page.SCRIPT writes the same sentence in the browser (tests/test_exercises.py holds them together)."""
+    page.SCRIPT writes the same sentence in the browser (tests/content/test_exercises.py holds them together)."""
     off = (prediction - ex.answer) / abs(ex.answer) * 100
     close = abs(off) <= ex.tolerance * 100
     if abs(off) < 0.05:

@@ -5,7 +5,7 @@ AVX2, AVX-512 and the portable kernels (`ATEN_CPU_CAPABILITY=default`), so a mod
 had weights a few ulps apart from one machine to the next. Drawing in float64 takes torch's scalar path,
 which gives the same bits everywhere; casting to the target dtype then rounds any last-bit difference
 away. The decoder (Lab 3, Module 3) builds its weights here; Lab 5's visible expectations are literals
-in its spec, checked within tolerance on every kernel set (tests/test_portable_floats.py).
+in its spec, checked within tolerance on every kernel set (tests/house/test_portable_floats.py).
 """
 from __future__ import annotations
 

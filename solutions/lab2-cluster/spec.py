@@ -2,7 +2,7 @@
 
 Every task is arithmetic on plain numbers, so cases are argument tuples. The trusted reference is the
 solution notebook solutions/lab2-cluster/lab2-cluster.ipynb; visible `expected` values were produced
-by it and are re-checked against it, and against coursekit.calc, by tests/test_m2_lab.py.
+by it and are re-checked against it, and against coursekit.calc, by tests/content/m2/test_m2_lab.py.
 """
 from __future__ import annotations
 

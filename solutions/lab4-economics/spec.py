@@ -1,7 +1,7 @@
 """Spec of Lab 4 (economics): cost per token, serving bills, break-even, 3-year rent vs buy, levers.
 
 Every input is plain numbers. Visible `expected` values are computed by the course's own formulas in
-coursekit.calc (serving_cost, tco, levers); tests/test_m4_lab.py checks that they equal the solution
+coursekit.calc (serving_cost, tco, levers); tests/content/m4/test_m4_lab.py checks that they equal the solution
 notebook's reference on every case. Hidden cases draw consistent, realistic inputs: prices of a few
 cents to $15 an hour, utilizations of 10-100%, demands of 1M to 10B tokens a day.
 """

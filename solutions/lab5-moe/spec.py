@@ -3,7 +3,7 @@
 Cases are plain data (seeds and shapes); `prepare` turns them into tensors and models the same way
 in the student's process and the grader's. The trusted reference is the solution notebook
 solutions/lab5-moe/lab5-moe.ipynb. Visible `expected` values were produced by that reference and
-are re-checked against it by tests/test_m5_lab.py.
+are re-checked against it by tests/content/m5/test_m5_lab.py.
 """
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ are the course's own formulas redone in JavaScript (static/calculators.js), beca
 no kernel. Everything the JavaScript reads (chips, models, prices, constants) is exported from
 coursekit when the site is built (`calculator_data`), so no number is copied by hand into the script.
 `reference(calc, inputs)` computes the same results with coursekit's functions; the tests hold the
-JavaScript to it in node and in Chromium (tests/test_calculators.py, 1e-9 relative).
+JavaScript to it in node and in Chromium (tests/app/site/test_calculators.py, 1e-9 relative).
 
 `add_calculators(nb, rel_path)` puts a lesson's calculator at the end of the section that teaches it,
 as a MyST `{raw} html` block: the form, the data, the script and its style, nothing fetched.

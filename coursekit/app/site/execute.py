@@ -25,7 +25,7 @@ class ExecutionFailed(RuntimeError):
 
 def code_fingerprint(root: Path) -> str:
     """What every notebook's output depends on besides its own source: the library and the banks
-    (not coursekit/app/, the `course` command, which no notebook imports: tests/test_package_layout.py)."""
+    (not coursekit/app/, the `course` command, which no notebook imports: tests/house/test_package_layout.py)."""
     digest = hashlib.sha256()
     for folder in ("coursekit", "quizzes"):
         for path in sorted((root / folder).rglob("*")):

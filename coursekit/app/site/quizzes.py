@@ -7,7 +7,7 @@ exported as VARIANTS fixed variants (seeds 0..VARIANTS-1), and a choice item as 
 orders, of which quiz.js picks one per browser learner and attempt. Verdicts are decided in the
 browser by static/quiz-engine.js, a port of numbers.py and engine.grade, handing each item to its type's
 browser code (coursekit/quiz/items/<type>/site.js, assembled here into TYPES_SCRIPT and looked up in
-static/quiz-types.js's table); tests/test_site_quiz_parity.py holds them to the same answers, feedback
+static/quiz-types.js's table); tests/app/site/test_site_quiz_parity.py holds them to the same answers, feedback
 and messages for every item.
 """
 from __future__ import annotations

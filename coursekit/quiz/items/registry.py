@@ -1,6 +1,6 @@
 """The item types by name: each a model, a widget view, a notebook view and its browser scripts, registered
 from its own folder (items/<type>/__init__.py). Callers look a type up here and call it, never compare its
-name (tests/test_quiz_item_types.py); the website assembles the registered scripts at build time and
+name (tests/library/quiz/test_quiz_item_types.py); the website assembles the registered scripts at build time and
 dispatches through the same table in the browser (coursekit/app/site/quizzes.py, static/quiz-types.js)."""
 from __future__ import annotations
 

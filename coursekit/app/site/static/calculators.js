@@ -1,7 +1,7 @@
 /* Calculators on the course website. coursekit/app/site/calculators.py writes the forms and exports the
    data (chips, models, prices, constants) from coursekit; this script only computes and draws.
    Each formula is coursekit's, in the same order of operations, so the numbers agree to rounding:
-   tests/test_calculators.py runs these functions in node over random inputs and the built pages in
+   tests/app/site/test_calculators.py runs these functions in node over random inputs and the built pages in
    Chromium, against coursekit's own functions. */
 (function () {
   "use strict";

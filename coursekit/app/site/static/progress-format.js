@@ -1,7 +1,7 @@
 /* What makes a file not a progress file, in a learner's words: coursekit/progress.schema.json, compiled
    by ajv at build time (progress-validator.js, CourseProgressValidator), each error told by the nearest
    `problem` the schema gives on its way to it. A port of coursekit/progress_schema.py, rule for rule;
-   tests/test_progress_schema.py holds the two to the same messages. */
+   tests/library/progress/test_progress_schema.py holds the two to the same messages. */
 (function (root) {
   "use strict";
   const STEPS = ["properties", "additionalProperties", "items"];   // the schema words that step into the data

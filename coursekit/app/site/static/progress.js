@@ -1,7 +1,7 @@
 /* Progress in the browser: the report of coursekit/progress_report.py (states and details word for
    word) and the file reading and merge of coursekit/app/progress_transfer.py, over a store in
    coursekit/progress.py's format (checked by progress-format.js; kept by progress-store.js). No page
-   code, so node runs it: tests/test_site_quiz_parity.py holds it to the Python report and merge. */
+   code, so node runs it: tests/app/site/test_site_quiz_parity.py holds it to the Python report and merge. */
 (function (root) {
   "use strict";
   const NOT_STARTED = "not started", IN_PROGRESS = "in progress", DONE = "done";

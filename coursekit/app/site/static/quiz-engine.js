@@ -1,6 +1,6 @@
 /* The course's quiz rules in the browser: a port of coursekit/quiz/numbers.py (read_number) and of
    coursekit/quiz/engine.py (grade, handed to the item's type: quiz-types.js; within) and the widget's feedback, with no page code, so node runs it
-   too: tests/test_site_quiz_parity.py holds it to the Python engine's verdict, feedback and messages
+   too: tests/app/site/test_site_quiz_parity.py holds it to the Python engine's verdict, feedback and messages
    for every item of every bank. Keep the two in step: a change to one is a change to the other. */
 (function (root) {
   "use strict";

@@ -1,5 +1,5 @@
 /* type: multi in the browser: a checkbox per option, graded as model.py grades
-   (tests/test_site_quiz_parity.py). */
+   (tests/app/site/test_site_quiz_parity.py). */
 (function (T) {
   "use strict";
 

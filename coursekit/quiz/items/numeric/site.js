@@ -1,5 +1,5 @@
 /* type: numeric in the browser: a text box read by quiz-engine.js's readNumber (numbers.py's port),
-   graded as model.py grades (tests/test_site_quiz_parity.py). */
+   graded as model.py grades (tests/app/site/test_site_quiz_parity.py). */
 (function (T) {
   "use strict";
   const HUNDREDFOLD = "Off by a factor of 100, the rest is right: check whether the question asks for a percent "

@@ -1,4 +1,4 @@
-/* type: single in the browser: radio buttons, graded as model.py grades (tests/test_site_quiz_parity.py). */
+/* type: single in the browser: radio buttons, graded as model.py grades (tests/app/site/test_site_quiz_parity.py). */
 (function (T) {
   "use strict";
   T.register("single", {
