@@ -25,9 +25,9 @@ from coursekit.quiz.widgets import REPEATED_VERDICT
 from coursekit.app.site.quizzes import export_item, lab_modules, outline
 from site_js import MALFORMED, node
 
-from paths import ROOT
+from paths import ROOT, TESTS
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "quiz"
+FIXTURES = TESTS / "fixtures" / "quiz"
 
 
 def number_answers(q) -> list[str]:

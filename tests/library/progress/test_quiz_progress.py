@@ -10,6 +10,7 @@ import pytest
 
 from coursekit import progress, progress_report
 from coursekit.app.progress_cli import register
+from paths import ROOT
 
 
 @pytest.fixture
@@ -150,7 +151,7 @@ def test_module_test_attempts_under_the_former_id_still_count(store, capsys):
     counts for m1-test (the bank's `formerly` names it) and shows in `course progress`."""
     from coursekit.quiz.bank import load_all_banks
 
-    bank = load_all_banks(Path(__file__).resolve().parent.parent / "quizzes")["m1-test"]
+    bank = load_all_banks(ROOT / "quizzes")["m1-test"]
     progress.record_module_test("m1", bank_id="m1-module-test", student="s", seed=1, pass_mark=0.8,
                                 items={f"i{n}": {"response": n, "correct": n < 13} for n in range(15)})
     attempts = progress.module_test_attempts("m1", "m1-test", "s", formerly=bank.formerly)
