@@ -123,6 +123,15 @@ def course(generated, tmp_path) -> Path:
     return copy_course(generated, tmp_path)
 
 
+@pytest.fixture(scope="module")
+def solution(request):
+    """The solution notebook's functions for the test module's `LAB` (solutions/LAB/LAB.ipynb), run once."""
+    from autograder.judge.reference import solution_namespace
+
+    lab = request.module.LAB
+    return solution_namespace(ROOT / "solutions" / lab / f"{lab}.ipynb")
+
+
 @pytest.fixture(scope="session")
 def quiz_template(tmp_path_factory) -> Path:
     """The fixture quiz bank released as a graded quiz once per run; tests work on copies

@@ -4,34 +4,28 @@ from __future__ import annotations
 
 import pytest
 
-from coursekit.quiz.bank import load_all_banks
 from coursekit.quiz.engine import grade, instantiate
-from paths import ROOT
-
-BANKS = load_all_banks(ROOT / "quizzes")
-M1 = {k: v for k, v in BANKS.items() if v.module == "m1"}
+from bank_items import bank_item
 
 
-def _item(item_id):
-    return next(i for b in M1.values() for i in b.items if i.id == item_id)
 
 
 def test_numbers_match_the_course_functions():
     # 70B in BF16 = 140 GB; mixed-precision AdamW = 16 bytes/param
-    assert instantiate(_item("m1-l2-weights-70b")).answer == pytest.approx(140)
+    assert instantiate(bank_item("m1-l2-weights-70b")).answer == pytest.approx(140)
     for seed in range(5):
-        q = instantiate(_item("m1-l2-training-gb"), seed=seed)
+        q = instantiate(bank_item("m1-l2-training-gb"), seed=seed)
         assert q.answer == pytest.approx(16 * q.params["n"])
-        q = instantiate(_item("m1-l3-ridge"), seed=seed)
+        q = instantiate(bank_item("m1-l3-ridge"), seed=seed)
         assert q.answer == pytest.approx(q.params["tflops"] / q.params["tbs"])
-        q = instantiate(_item("m1-l2-kv-per-user"), seed=seed)
+        q = instantiate(bank_item("m1-l2-kv-per-user"), seed=seed)
         if q.params["model"] == "Llama 2 7B":
             assert q.answer == pytest.approx(q.params["context"] / 2048)   # 1 GiB per 2048 tokens
 
 
 @pytest.mark.parametrize("seed", range(6))
 def test_seed004_count_is_recognised_as_a_mistake(seed):
-    q = instantiate(_item("m1-l2-training-gb"), seed=seed)
+    q = instantiate(bank_item("m1-l2-training-gb"), seed=seed)
     outcome = grade(q, q.answer * 12 / 16)
     assert not outcome.correct and "master" in outcome.feedback
     assert grade(q, q.answer).correct

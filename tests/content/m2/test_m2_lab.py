@@ -5,18 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.judge.reference import solution_namespace
 from coursekit import hardware
 from coursekit.calc import cluster_plan, parallelism as par, training_run as run
 from paths import ROOT
 
 LAB = "lab2-cluster"
 SOLUTION = ROOT / "solutions" / LAB / f"{LAB}.ipynb"
-
-
-@pytest.fixture(scope="module")
-def solution():
-    return solution_namespace(SOLUTION)
 
 
 def test_solution_agrees_with_coursekit(solution):

@@ -6,16 +6,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from autograder.judge.reference import solution_namespace
-from paths import ROOT
 
 LAB = "lab3-kv-cache"
-SOLUTION = ROOT / "solutions" / LAB / f"{LAB}.ipynb"
-
-
-@pytest.fixture(scope="module")
-def solution():
-    return solution_namespace(SOLUTION)
 
 
 def test_cached_generation_is_well_inside_the_stated_tolerance(solution):

@@ -3,11 +3,10 @@ from __future__ import annotations
 
 from coursekit import prices
 from coursekit.calc import levers
-from coursekit.quiz.bank import load_all_banks, pool
+from coursekit.quiz.bank import pool
 from coursekit.quiz.engine import grade, instantiate
-from paths import ROOT
+from bank_items import BANKS
 
-BANKS = load_all_banks(ROOT / "quizzes")
 
 
 def test_module_test_aws_item_names_the_2023_price_the_lesson_calculator_does_not_default_to():

@@ -5,16 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.judge.reference import solution_namespace
-from paths import ROOT
 
 LAB = "lab4-economics"
-SOLUTION = ROOT / "solutions" / LAB / f"{LAB}.ipynb"
-
-
-@pytest.fixture(scope="module")
-def solution():
-    return solution_namespace(SOLUTION)
 
 
 def test_grader_rejects_cost_that_ignores_idle_hours(solution):

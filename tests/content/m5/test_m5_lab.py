@@ -6,16 +6,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from autograder.judge.reference import solution_namespace
-from paths import ROOT
 
 LAB = "lab5-moe"
-SOLUTION = ROOT / "solutions" / LAB / f"{LAB}.ipynb"
-
-
-@pytest.fixture(scope="module")
-def solution():
-    return solution_namespace(SOLUTION)
 
 
 @pytest.mark.parametrize("seed", range(5))

@@ -8,41 +8,35 @@ import pytest
 
 from coursekit import hardware, prices
 from coursekit.calc import roofline, serving
-from coursekit.quiz.bank import load_all_banks
 from coursekit.quiz.engine import grade, instantiate
-from paths import ROOT
+from bank_items import bank_item
 
-BANKS = load_all_banks(ROOT / "quizzes")
-M6 = {k: v for k, v in BANKS.items() if v.module == "m6"}
 KV_8B = 2 * 32 * 8 * 128 * 2                      # bytes per token: K and V, 32 layers, 8 KV heads of 128, BF16
 
-
-def _item(item_id):
-    return next(i for b in M6.values() for i in b.items if i.id == item_id)
 
 
 def test_keys_by_hand():
     assert roofline.kv_bytes_per_token("Llama 3 8B") == KV_8B
     free = (0.9 * 80e9 - 2 * roofline.total_params("Llama 3 8B")) // (16 * KV_8B)
-    assert instantiate(_item("m6-l2-blocks-free")).answer == free
-    assert instantiate(_item("m6-l3-kv-transfer")).answer == pytest.approx(4096 * 2 * 80 * 8 * 128 * 2 / 50e9 * 1e3)
+    assert instantiate(bank_item("m6-l2-blocks-free")).answer == free
+    assert instantiate(bank_item("m6-l3-kv-transfer")).answer == pytest.approx(4096 * 2 * 80 * 8 * 128 * 2 / 50e9 * 1e3)
     for seed in range(6):
-        q = instantiate(_item("m6-l1-tpot"), seed=seed)
+        q = instantiate(bank_item("m6-l1-tpot"), seed=seed)
         assert q.answer == pytest.approx((q.params["e2e"] - q.params["ttft"]) / (q.params["n"] - 1) * 1e3)
-        q = instantiate(_item("m6-l3-swap"), seed=seed)
+        q = instantiate(bank_item("m6-l3-swap"), seed=seed)
         assert q.answer == pytest.approx(2 * q.params["t"] * KV_8B / (q.params["gbs"] * 1e9) * 1e3)
-        q = instantiate(_item("m6-l2-prefix"), seed=seed)
+        q = instantiate(bank_item("m6-l2-prefix"), seed=seed)
         n, p = q.params["n"], q.params["prefix"]
         alone, shared = math.ceil((p + 200) / 16), p // 16
         assert q.answer == pytest.approx(100 * (1 - (shared + n * (alone - shared)) / (n * alone)))
-        q = instantiate(_item("m6-l4-measured"), seed=seed)
+        q = instantiate(bank_item("m6-l4-measured"), seed=seed)
         assert q.answer == pytest.approx(q.params["price"] / (q.params["tps"] * q.params["u"] * 3600) * 1e6)
-        q = instantiate(_item("m6-mt-blocks-for-request"), seed=seed)
+        q = instantiate(bank_item("m6-mt-blocks-for-request"), seed=seed)
         assert q.answer == math.ceil(q.params["n"] / q.params["b"])
 
 
 def test_cost_item_uses_the_dated_price_and_rejects_full_utilization():
-    q = instantiate(_item("m6-l4-cost-at-slo"))
+    q = instantiate(bank_item("m6-l4-cost-at-slo"))
     price = prices.current_dollars_per_hour(hardware.H100_SXM.name)
     assert f"${price:.2f}" in q.stem
     got = serving.cost_at_slo("Llama 2 70B", hardware.H100_SXM.name, 2048, 0.05, price, 0.6, 4)
@@ -52,7 +46,7 @@ def test_cost_item_uses_the_dated_price_and_rejects_full_utilization():
 
 
 def test_decode_mfu_key_is_the_errata_number():
-    q = instantiate(_item("m6-l3-decode-mfu"))
+    q = instantiate(bank_item("m6-l3-decode-mfu"))
     step = roofline.decode_step("Llama 3 8B", 64, 1024, 989e12, 3.35e12)
     assert q.answer == pytest.approx(100 * step["flops"] / (step["seconds"] * 989e12))
     assert q.answer < 25        # far from "near 100%"
