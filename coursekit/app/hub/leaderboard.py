@@ -75,7 +75,7 @@ def published(folder: Path, teaching: set[str]) -> list[str]:
     return [n for n in names if LAB_NAME.match(n) and trusted(folder / f"{n}.html", teaching)]
 
 
-def index_page(boards: list[str], prefix: str) -> str:
+def index_page(boards: list[str], prefix: str, hub_home: str = "/hub/home") -> str:
     from html import escape
 
     items = "".join(f'<li><a href="{escape(prefix)}{escape(b)}">{escape(b)}</a></li>\n' for b in boards)
@@ -87,7 +87,7 @@ def index_page(boards: list[str], prefix: str) -> str:
             '<meta name="viewport" content="width=device-width, initial-scale=1">\n<title>Leaderboards</title>\n'
             "<style>body { font-family: system-ui, sans-serif; margin: 1.5rem; color: #1a1a1a; background: #fff; }"
             " a { color: #0b57a4; }</style>\n</head>\n<body>\n<main>\n<h1>Leaderboards</h1>\n"
-            f"{body}</main>\n</body>\n</html>\n")
+            f'{body}<p><a href="{escape(hub_home)}">Back to the hub</a></p>\n</main>\n</body>\n</html>\n')
 
 
 def make_app(data: Path, prefix: str):
@@ -96,6 +96,7 @@ def make_app(data: Path, prefix: str):
 
     layout = Layout(data)
     folder = layout.exchange / COURSE_ID / "leaderboard"
+    hub_home = os.environ.get("JUPYTERHUB_BASE_URL", "/").rstrip("/") + "/hub/home"
 
     class Board(HubOAuthenticated, web.RequestHandler):
         @web.authenticated
@@ -105,7 +106,7 @@ def make_app(data: Path, prefix: str):
             self.set_header("X-Content-Type-Options", "nosniff")
             self.set_header("Content-Type", "text/html; charset=utf-8")
             if not lab:
-                return self.finish(index_page(boards, prefix))
+                return self.finish(index_page(boards, prefix, hub_home))
             if lab not in boards:
                 raise web.HTTPError(404, f"no leaderboard has been published for {lab}")
             self.finish((folder / f"{lab}.html").read_bytes())

@@ -234,6 +234,7 @@ def test_a_published_leaderboard_is_on_the_hub_for_everyone_logged_in_and_only_a
     assert "/services/leaderboard" in home.text              # in the menu's Services list
     listed = ada.get(f"{hub.url}/services/leaderboard/", timeout=60)      # through the hub's OAuth
     assert listed.status_code == 200 and f'href="/services/leaderboard/{CLASS_LAB}"' in listed.text, listed.text[:500]
+    assert 'href="/hub/home">Back to the hub' in listed.text
     page = ada.get(f"{hub.url}/services/leaderboard/{CLASS_LAB}", timeout=60)
     assert page.status_code == 200 and f"{CLASS_LAB} leaderboard" in page.text
     assert "default-src 'none'" in page.headers["Content-Security-Policy"]
