@@ -18,7 +18,6 @@ import re
 import stat
 import sys
 from pathlib import Path
-from urllib.parse import urlparse
 
 from coursekit.app.hub.classroom import COURSE_ID, Layout, service_port
 
@@ -116,23 +115,13 @@ def make_app(data: Path, prefix: str):
 
 
 def main(argv: list[str] | None = None) -> int:
-    import asyncio
+    from coursekit.app.hub.services import serve_until_stopped
 
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1:
         print("usage: python -m coursekit.app.hub.leaderboard DATA_FOLDER", file=sys.stderr)
         return 2
-    where = urlparse(os.environ["JUPYTERHUB_SERVICE_URL"])
-    prefix = os.environ["JUPYTERHUB_SERVICE_PREFIX"]          # /services/leaderboard/
-
-    async def serve():
-        make_app(Path(args[0]), prefix).listen(where.port, address=where.hostname)
-        await asyncio.Event().wait()
-
-    try:
-        asyncio.run(serve())
-    except KeyboardInterrupt:       # the hub stops its services with SIGINT
-        pass
+    serve_until_stopped(make_app(Path(args[0]), os.environ["JUPYTERHUB_SERVICE_PREFIX"]))   # /services/leaderboard/
     return 0
 
 

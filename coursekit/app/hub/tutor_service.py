@@ -14,12 +14,10 @@ also reach it through the proxy at /services/tutor/.
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 from collections import defaultdict, deque
 from pathlib import Path
-from urllib.parse import urlparse
 
 HOUR_S = 3600
 MAX_BODY = 512 * 1024        # a question with its context is tens of KB; more is not a question
@@ -146,25 +144,16 @@ def make_app(data: Path, auth, limiter: Limiter | None = None):
 
 
 def main(argv: list[str] | None = None) -> int:
-    import asyncio
-
     from jupyterhub.services.auth import HubAuth
+
+    from coursekit.app.hub.services import serve_until_stopped
 
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1:
         print("usage: python -m coursekit.app.hub.tutor_service DATA_FOLDER", file=sys.stderr)
         return 2
-    where = urlparse(os.environ["JUPYTERHUB_SERVICE_URL"])
     auth = HubAuth(cache_max_age=60)          # the hub's API URL and this service's token come from the env
-
-    async def serve():
-        make_app(Path(args[0]), auth).listen(where.port, address=where.hostname)
-        await asyncio.Event().wait()
-
-    try:
-        asyncio.run(serve())
-    except KeyboardInterrupt:       # the hub stops its services with SIGINT: a normal end, no traceback
-        pass
+    serve_until_stopped(make_app(Path(args[0]), auth))
     return 0
 
 

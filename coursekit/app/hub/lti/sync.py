@@ -96,6 +96,11 @@ def main(argv: list[str] | None = None) -> int:
     if not settings.lti_config:
         print(f"{layout.settings}: this hub was not started with --lti-config", file=sys.stderr)
         return 2
+    if args.every:      # a hub service: end at once on the hub's SIGINT or SIGTERM (coursekit/app/hub/services.py)
+        import signal
+
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, lambda *_: sys.exit(0))
     while True:
         try:
             report = sync(layout, settings, lambda name, role: admit(layout, settings, name, role))
