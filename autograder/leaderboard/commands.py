@@ -59,7 +59,7 @@ def cmd_leaderboard(args, course: Course) -> int:
         except (RuntimeError, OSError) as error:
             print(f"autograder leaderboard: not published: {error}")
             return 1
-        print(f"published to {shown[0].parent}: the class sees it on the hub at /hub/leaderboard/{args.lab}")
+        print(f"published to {shown[0].parent}: the class sees it on the hub at /services/leaderboard/{args.lab}")
     for error in errors:
         print(f"grader error while re-measuring {error}")
     return 1 if errors else 0
@@ -73,7 +73,7 @@ def register(sub) -> None:
     p.add_argument("--out", help="folder for LAB.json and LAB.html (default autograded/.autograder/reports/leaderboard)")
     p.add_argument("--publish", action="store_true",
                    help="also copy the page into nbgrader's exchange, where the class hub shows it "
-                        "(/hub/leaderboard/LAB)")
+                        "(/services/leaderboard/LAB)")
     p.add_argument("--workers", type=int)
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--unconfined", action="store_true",

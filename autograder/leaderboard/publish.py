@@ -2,9 +2,10 @@
 
 On a class hub the only folder everyone shares is nbgrader's exchange, so the board goes beside the
 released assignments: <exchange root>/<course id>/leaderboard/LAB.{html,json}, readable by all and
-writable by the instructor alone. The hub serves it at /hub/leaderboard/LAB to anyone logged in
-(coursekit/app/hub/leaderboard.py), and only if the files belong to an instructor: the exchange root is
-world-writable, so a student could plant a folder there first; publishing refuses such a folder by name.
+writable by the instructor alone. The hub's leaderboard service (coursekit/app/hub/leaderboard.py) shows
+it at /services/leaderboard/LAB to anyone logged in, and only if the files belong to an instructor: the
+exchange root is world-writable, so a student could plant a folder there first; publishing refuses such a
+folder by name.
 """
 from __future__ import annotations
 

@@ -19,6 +19,8 @@ import time
 from collections import defaultdict, deque
 from pathlib import Path
 
+from coursekit.app.hub.classroom import service_port
+
 HOUR_S = 3600
 MAX_BODY = 512 * 1024        # a question with its context is tens of KB; more is not a question
 PORT_FILE = "tutor-service-port"
@@ -27,8 +29,6 @@ PORT_FILE = "tutor-service-port"
 def service_url(data: Path) -> str:
     """The service's loopback URL (with the OpenAI-style /v1), its port chosen once and kept, so a hub
     restart mid-class does not strand the students' servers that are still running."""
-    from coursekit.app.hub.classroom import service_port
-
     return f"http://127.0.0.1:{service_port(data, PORT_FILE)}/v1"
 
 

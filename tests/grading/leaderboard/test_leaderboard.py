@@ -125,7 +125,7 @@ def test_publish_puts_the_board_in_the_exchange_readable_by_all_and_refuses_a_pl
     done = leaderboard_cli(course, "--out", str(tmp_path / "board"), "--publish", env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     shown = exchange / "llm-train-vs-infer" / "leaderboard"
-    assert f"/hub/leaderboard/{LAB}" in done.stdout
+    assert f"/services/leaderboard/{LAB}" in done.stdout
     for name in (f"{LAB}.html", f"{LAB}.json"):
         assert (shown / name).read_bytes() == (tmp_path / "board" / name).read_bytes()
         assert stat.S_IMODE((shown / name).stat().st_mode) == 0o644
