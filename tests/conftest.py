@@ -174,6 +174,17 @@ def site_url(site):
         yield url
 
 
+# A test that needs one of these start-ups (a website build, a hub, a JupyterLab server, the lesson
+# notebooks executed) takes minutes the first time in a worker, whatever it asserts: it is slow by
+# what it uses, so `-m "not slow"` never pays for one (tests/house/test_scheduling.py checks the tier).
+SLOW_FIXTURES = frozenset({"site", "site_url", "hub", "lab_server", "executed_notebooks"})
+
+
+def pytest_itemcollected(item):
+    if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
+        item.add_marker(pytest.mark.slow)
+
+
 # A session fixture named here is released right after the last collected test that uses it, not at
 # the end of the run: the hub's servers would otherwise idle through every later test.
 _RELEASE: dict = {}         # fixture name -> its clean-up (idempotent), once it is set up

@@ -30,6 +30,7 @@ from pipeline_course import (HONEST, LAB, NB, cli, comparable, copy_course, env,
 
 # ---------------------------------------------------------------- collect
 
+@pytest.mark.slow
 def test_collect_from_folder_maps_layouts_and_refuses_unmatched(course, tmp_path):
     src = tmp_path / "inbox"
     (src / "carol").mkdir(parents=True)
@@ -428,6 +429,7 @@ def test_item_analytics_on_a_known_table():
     assert [line.split()[3] for line in text.splitlines()] == ["1", "1", "2"]
 
 
+@pytest.mark.slow
 def test_a_broken_solution_leaves_submissions_pending_not_failed(course, tmp_path):
     cli(course, "collect", str(write_folder(course, tmp_path / "inbox", {"ada": {}})), "--lab", LAB)
     solution = course / "solutions" / LAB / NB

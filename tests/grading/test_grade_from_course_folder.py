@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 import subprocess
 
+import pytest
+
 from pipeline_course import LAB, SECRET, write_folder
 
 # points: add 1, scale 2, mean 3 -> scores 0, 0, 2, 5, 5, 5: the median of an even count is 3.5
@@ -29,6 +31,7 @@ def autograder(cwd: Path, *args: str) -> subprocess.CompletedProcess:
     return done
 
 
+@pytest.mark.slow
 def test_grade_in_the_course_folder_finds_it_and_reports_the_median(course):
     inbox = write_folder(course, course.parent / "inbox", STUDENTS)
     autograder(course, "collect", str(inbox), "--lab", LAB)

@@ -111,6 +111,7 @@ TOY_CHANGES = {   # student -> cells appended after the last test cell, and the 
 }
 
 
+@pytest.mark.slow
 def test_toy_lab_each_task_is_judged_at_its_test_cell_by_both(course):
     """Quick version of the test above on the pipeline tests' toy lab (tests/pipeline_course.py)."""
     from pipeline_course import LAB, NB, cli, env as toy_env

@@ -47,6 +47,7 @@ def run_sync(layout):
                           capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_joined_and_dropped_students_with_files_kept(hub_data):
     lms, layout, (amy, bob, cat) = hub_data
     lms.enrol(amy)

@@ -166,6 +166,7 @@ def test_doctor_reports_unwritable_progress_store(tmp_path, monkeypatch):
     assert not check.ok and "not writable" in check.detail and "COURSE_PROGRESS_DIR" in check.fix
 
 
+@pytest.mark.slow
 def test_doctor_command_exit_code_follows_checks(tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("x")

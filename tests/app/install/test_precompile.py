@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
+
 import coursekit.app.precompile as precompile
 from paths import ROOT
 
@@ -25,6 +27,7 @@ def compiled(purelib: Path) -> list[Path]:
     return sorted((purelib / "__pycache__").glob("installed.*.pyc"))
 
 
+@pytest.mark.slow
 def test_installed_packages_are_compiled_once_per_install(tmp_path, monkeypatch, capsys):
     purelib = fake_environment(tmp_path, monkeypatch)
     assert precompile.precompile(announce=True) is True

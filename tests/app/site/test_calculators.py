@@ -86,6 +86,7 @@ def run_in_node(cases: list) -> list:
     return json.loads(done.stdout)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("calc_id", sorted(calc.REFERENCES))
 def test_script_equals_coursekit_on_random_inputs(calc_id):
     rng = random.Random(f"calculators-{calc_id}")

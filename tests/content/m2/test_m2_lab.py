@@ -91,6 +91,7 @@ def test_measured_allreduce_confirms_every_result(executed_notebooks):
     assert "every result checked: True" in "".join(o.get("text", "") for o in measured.outputs)
 
 
+@pytest.mark.slow
 def test_loopback_is_unusable_in_a_network_namespace_and_under_a_grader(monkeypatch):
     """Binding 127.0.0.1 works in a network namespace whose loopback is down (only connecting fails), so
     the measurement cell once waited 120 s there for workers that could never meet (issue 36)."""

@@ -9,10 +9,12 @@ import sys
 from pathlib import Path
 
 import nbformat
+import pytest
 
 from autograder.course import Course
 
 
+@pytest.mark.slow
 def test_new_prints_next_steps_that_work_in_the_private_folder(tmp_path):
     private = tmp_path / "my course"          # a space: the printed commands quote it
     env = {k: v for k, v in os.environ.items() if k not in {"COURSE_ROOT", "COURSE_GRADING_SECRET"}}

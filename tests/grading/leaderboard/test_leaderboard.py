@@ -54,6 +54,7 @@ def course(tmp_path_factory):
     return root
 
 
+@pytest.mark.slow
 def test_ranked_by_score_then_the_graders_own_speed(course):
     from autograder.course import Course
     from autograder.leaderboard.board import standings

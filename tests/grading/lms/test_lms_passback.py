@@ -22,6 +22,8 @@ NOT_IN_LMS = "st05"                                   # graded, never enrolled i
 NO_SUBMISSION = "st40"                                # enrolled, never handed in
 HAND_EDITED, LATE = "st03", "st04"
 
+pytestmark = pytest.mark.slow     # a real class graded, and a command started per post
+
 
 def choices(i: int) -> dict:
     """A spread of honest mistakes: student i gets task k wrong when bit k of i is set."""

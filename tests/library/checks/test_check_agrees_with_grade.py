@@ -6,9 +6,12 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from pipeline_course import LAB, NB, cli, env, notebook_text
 
 
+@pytest.mark.slow
 def test_a_mistyped_expected_fails_the_check_and_the_grade_alike(course):
     spec = course / "solutions" / LAB / "spec.py"
     spec.write_text(spec.read_text().replace("expected=5)", "expected=6)"))     # add(2, 3) typed as 6

@@ -52,6 +52,7 @@ def test_only_the_code_the_tasks_need_runs():
     assert [u.cell for u in selfcheck.needed_code(broken, {"area"})] == [0, 1]
 
 
+@pytest.mark.slow
 def test_work_copy_passes_without_the_grader_and_names_a_wrong_answer(tmp_path):
     work = tmp_path / "work" / LAB
     work.mkdir(parents=True)
@@ -84,6 +85,7 @@ def test_a_check_imports_only_what_its_tasks_need(tmp_path):
     assert done.returncode == 0 and "imported: ['numpy', 'yaml']" in done.stdout, done.stdout + done.stderr
 
 
+@pytest.mark.slow
 def test_torch_runs_one_thread_in_the_check_as_in_the_grader(tmp_path):
     """Tiny visible cases gain nothing from threads and, on a loaded machine, lose seconds waiting for
     them; the grader's workers run one thread too. A learner's own setting is kept."""

@@ -92,6 +92,7 @@ def _stuck(lab: str, done: tuple[str, ...], tmp_path, monkeypatch):
     return stopped, nb, ids, _text(cell), cell
 
 
+@pytest.mark.slow
 def test_lab1_stuck_on_task_three_still_measures_this_machine(tmp_path, monkeypatch):
     stopped, nb, ids, text, cell = _stuck("lab1-roofline", ("impl_intensity", "impl_ridge"), tmp_path, monkeypatch)
     assert stopped == "test_attainable"
@@ -112,6 +113,7 @@ def test_lab4_stuck_on_break_even_runs_what_works_and_names_what_is_missing(tmp_
     assert "break_even_day" in finish and "cost_per_million_tokens" not in finish, text
 
 
+@pytest.mark.slow
 def test_under_grading_it_runs_nothing(monkeypatch, tmp_path):
     monkeypatch.setenv("COURSE_GRADING", "1")
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(

@@ -128,6 +128,7 @@ def test_instructor_files_are_refused_wherever_they_are(root, learner, tmp_path)
     assert endpoint.requests == []                               # refused before anything was sent
 
 
+@pytest.mark.slow
 def test_the_tutor_does_not_run_in_an_instructors_server(root, learner, monkeypatch):
     monkeypatch.setenv("COURSE_GRADING_SECRET", "s3cret-for-this-test")
     with RecordingEndpoint() as endpoint:
