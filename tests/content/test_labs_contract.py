@@ -14,6 +14,7 @@ from autograder.course import Course
 from autograder.judge.hidden import hidden_cases
 from autograder.judge.reference import reference_output, solution_namespace
 from coursekit.outline import lab_ids
+from marks import per_lab
 from notebook_runner import grade_cells
 from paths import ROOT
 
@@ -79,9 +80,7 @@ def test_visible_expected_equals_the_reference(lab, grade_id):
         assert task.compare(case.expected, reference_output(spec, task, case)) is None, case.name
 
 
-# Lab 6's trusted side decodes every request alone (about a second a case): seconds per task, so slow
-@pytest.mark.parametrize("lab, grade_id", [pytest.param(*pair, marks=[pytest.mark.slow] * (pair[0] == "lab6-serving"))
-                                           for pair in TASKS])
+@pytest.mark.parametrize("lab, grade_id", per_lab(TASKS))
 def test_solution_passes_visible_and_hidden_cases(lab, grade_id, namespaces):
     spec = COURSE.spec(lab)
     task = spec.task(grade_id)

@@ -14,6 +14,7 @@ import nbformat
 import pytest
 from IPython.core.inputtransformer2 import TransformerManager
 
+from marks import per_lab
 from paths import ROOT
 
 GRADER = "autograder"
@@ -97,8 +98,7 @@ def test_notebooks_never_import_the_grader():
 
 
 @pytest.mark.float_sensitive
-@pytest.mark.parametrize("lab", [pytest.param(p.name, marks=[pytest.mark.slow] * (p.name == "lab6-serving"))
-                                 for p in sorted((ROOT / "solutions").iterdir()) if p.is_dir()])
+@pytest.mark.parametrize("lab", per_lab(sorted(p.name for p in (ROOT / "solutions").iterdir() if p.is_dir())))
 def test_committed_visible_checks_match_the_spec(lab):
     """labs/<lab>/<lab>.checks.json is what `autograder generate` writes from the spec today."""
     from autograder.release.visible_cases import checks_data
