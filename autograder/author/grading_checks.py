@@ -1,5 +1,6 @@
 """validate's checks through the real engine (sandbox, thinning, judge): `solution` (the solution passes every
-task for two students, and each test cell agrees with plain nbgrader), `stubs` (the unanswered student
+task for two students, and each test cell agrees with plain nbgrader), `flags` (grading the solution
+raises no network or process flag: every honest student would carry it to the instructor), `stubs` (the unanswered student
 version fails every task), `wrong` (each wrong-but-plausible answer the spec lists fails its task)."""
 from __future__ import annotations
 
@@ -13,6 +14,10 @@ from coursekit.nbcells import is_answer_cell
 
 from autograder.author.report import Report
 from autograder.spec import LabSpec
+
+# Flag categories (autograder/judge/flags.py) that the course's own solution must never raise: the class's
+# honest work would carry them into every instructor's review.
+HONEST_NEVER = ("network", "fork")
 
 
 def _answer_with(nb: nbformat.NotebookNode, function: str, source: str) -> bool:
@@ -60,6 +65,11 @@ def check_solution(pool, spec: LabSpec, solution: nbformat.NotebookNode, graded:
             report.add("solution", "-", student, f"the grader could not grade the solution: {result.reason}",
                        "fix the notebook so it runs in the grader (see the reason)")
             break
+        if student == "validate-ada":
+            for flag in sorted(f for f in result.flags if f.startswith(HONEST_NEVER)):
+                report.add("flags", "-", student, f"grading the solution raises the flag \"{flag}\"",
+                           "keep network and process calls out of the notebook, or behind a check that skips "
+                           "them while grading (Lab 2's all-reduce skips itself where the sandbox has no loopback)")
         for task in spec.tasks:
             verdict = tasks[task.grade_id]
             if task.grade_id in report.expected_off:

@@ -9,6 +9,7 @@ Each problem names the task, the case and the fix. The checks, in order:
   draws      hidden cases differ between students and between attempts (the generator uses its rng)
   solution   the solution notebook, graded by the real engine (sandbox, thinning, judge), passes every
              task for two students: every graded function is reachable by the grader's thinning
+  flags      grading that solution raises no network or process flag (every honest student would carry it)
   nbgrader   the same notebook run top to bottom with nbclient, hidden tests included, as plain
              `nbgrader autograde` runs it: no cell fails, and each test cell agrees with the engine
   budget     that run, on the CPU in quick mode (COURSE_QUICK=1, as grading runs), fits `LabSpec.budget_s`

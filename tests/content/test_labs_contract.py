@@ -2,7 +2,9 @@
 solutions/, specs loaded by id wherever they live): the notebook's test cells are the spec's tasks,
 visible expectations are the reference's outputs, the solution passes visible and hidden cases and
 every test cell, and the generated student version hides the solution and fails every graded cell.
-A new lab is covered by adding it to the course. Lab-specific behaviour stays in tests/content/m*/test_m*_lab.py."""
+The real engine's grade of each lab (solution full marks for two students, no network or process flag,
+the student version and every listed wrong answer failing) is `autograder validate`'s, tested on every
+lab in tests/grading/author/test_authoring_validate.py. A new lab is covered by adding it to the course. Lab-specific behaviour stays in tests/content/m*/test_m*_lab.py."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -44,6 +46,8 @@ def namespaces():
 
 def test_the_course_has_labs():
     assert LABS and set(LABS) == set(lab_ids(ROOT)), "solutions/ and the course outline (course/outline.yaml) differ"
+    released = {p.name for p in (ROOT / "labs").iterdir() if (p / f"{p.name}.ipynb").exists()}
+    assert released == set(LABS), "labs/ and the course outline (course/outline.yaml) differ"
 
 
 @pytest.mark.parametrize("lab", LABS)

@@ -41,7 +41,8 @@ ANSWERS = {   # one fault per task
     "absolute": "def absolute(x):\n    ### BEGIN SOLUTION\n    return x if x >= 0 else -x\n    ### END SOLUTION",
     "scaled": "CONFIG = {'scale': 1}\n\n\ndef scaled(x):\n    ### BEGIN SOLUTION\n    return x * CONFIG['scale']\n"
               "    ### END SOLUTION",
-    "negate": "def negate(x):\n    ### BEGIN SOLUTION\n    return -x\n    ### END SOLUTION",             # hidden-test typo
+    "negate": "import socket\n\n\ndef negate(x):\n    socket.gethostname()\n    ### BEGIN SOLUTION\n    return -x\n"
+              "    ### END SOLUTION",     # hidden-test typo, and a socket every honest student would be flagged for
 }
 
 SPEC = '''
@@ -125,6 +126,7 @@ def test_validate_names_every_problem_of_a_broken_lab(tmp_path):
     found("leak", "-", "check_task(")
     found("current", "-", f"{LAB}.checks.json")
     found("budget", "-", "over its budget_s=0.01")
+    found("flags", "-", "validate-ada", "network: imports socket")
     # the right things are not reported: a wrong answer that fails, tasks without a fault
     assert not any("wrong answer 2" in line for line in lines), lines
     assert not any(f"] {task} " in line for line in lines for task in ("test_negate",) if "[leak]" not in line)
@@ -156,7 +158,8 @@ def test_new_refuses_an_unsafe_lab_id(tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("lab", Course.find(ROOT).lab_ids())
 def test_the_course_labs_validate_clean(lab):
-    """The five built-in labs pass every check (3 secrets here; instructors' default is 20)."""
+    """Every lab of the course passes every check (3 secrets here; instructors' default is 20): the real
+    engine gives its solution full marks with no network or process flag, its student version none."""
     env = {k: v for k, v in os.environ.items() if k not in {"COURSE_ROOT", "COURSE_GRADING_SECRET"}}
     done = subprocess.run([sys.executable, "-m", "autograder.cli", "validate", lab, "--seeds", "3"], cwd=ROOT,
                           env=env, capture_output=True, text=True, timeout=900)
