@@ -142,6 +142,15 @@ def quiz_template(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def lab6_class(tmp_path_factory) -> Path:
+    """Lab 6 handed in by two students and graded for real once per run (tests/lab6_class.py): its folder,
+    holding `course` (graded; tests that change it work on a copy) and `ungraded` (before grading)."""
+    from lab6_class import build
+
+    return built_once(tmp_path_factory, "lab6-class", build)
+
+
+@pytest.fixture(scope="session")
 def hub(tmp_path_factory):
     """One `course hub` (hub, proxy, a server per person as it is needed) for tests/app/hub/test_hub.py and
     tests/app/hub/test_hub_browser.py; stopped, its accounts removed, after the last test that uses it."""
@@ -175,9 +184,9 @@ def site_url(site):
 
 
 # A test that needs one of these start-ups (a website build, a hub, a JupyterLab server, the lesson
-# notebooks executed) takes minutes the first time in a worker, whatever it asserts: it is slow by
+# notebooks executed, a real Lab 6 grading) takes minutes the first time in a worker, whatever it asserts: it is slow by
 # what it uses, so `-m "not slow"` never pays for one (tests/house/test_scheduling.py checks the tier).
-SLOW_FIXTURES = frozenset({"site", "site_url", "hub", "lab_server", "executed_notebooks"})
+SLOW_FIXTURES = frozenset({"site", "site_url", "hub", "lab_server", "executed_notebooks", "lab6_class"})
 
 
 def pytest_itemcollected(item):
