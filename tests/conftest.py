@@ -216,23 +216,16 @@ def pytest_runtest_teardown(item, nextitem):
 
 # pytest-xdist (`-n auto --dist loadfile` in pyproject.toml) hands each worker whole test files, so a
 # file's module fixtures run once; the two files that share the class hub are one unit (HUB_FILES), so
-# one hub serves them. Units start longest first (LONGEST, from CI's durations), so no worker is left
-# running a long one alone at the end. (xdist_group marks cannot do this: pytest 9 ignores the node-id
-# suffix they rely on, pytest-dev/pytest-xdist#1386.) The files that build the website into build/site are
-# one unit too (SITE_FILES), so two workers never build it at once.
+# one hub serves them. Units start longest first, by the seconds each file took in a full run
+# (tests/durations.py, tests/durations.json), so no worker is left running a long one alone at the end.
+# (xdist_group marks cannot do this: pytest 9 ignores the node-id suffix they rely on,
+# pytest-dev/pytest-xdist#1386.) The files that build the website into build/site are one unit too
+# (SITE_FILES), so two workers never build it at once.
 HUB_FILES = ("tests/app/hub/test_hub.py", "tests/app/hub/test_hub_browser.py",
              "tests/app/hub/test_hub_grading_sandbox.py")
 SITE_FILES = ("tests/app/site/test_site.py", "tests/app/site/test_calculators_browser.py",
               "tests/app/site/test_site_quiz_browser.py", "tests/app/site/test_site_layout_browser.py")
-# (tests/house/test_scheduling.py checks that every file these lists name exists)
-LONGEST = ("tests/app/hub/test_hub.py", "tests/app/hub/test_hub_browser.py", "tests/app/hub/test_hub_stop.py",
-           "tests/app/hub/test_hub_lti.py", "tests/app/hub/test_hub_lti_deeplink.py", "tests/app/hub/test_hub_lti_sync.py",
-           "tests/grading/test_autograder_pipeline.py", "tests/grading/test_autograder_distributed.py",
-           "tests/app/site/test_site.py", "tests/app/site/test_calculators_browser.py",
-           "tests/app/site/test_site_quiz_browser.py", "tests/grading/test_autograder_adversarial_batch.py",
-           "tests/content/test_notebooks.py", "tests/app/jupyterlab/test_course_start_browser.py",
-           "tests/content/test_labs_contract.py", "tests/app/install/test_doctor.py", "tests/grading/quiz/test_quiz_graded.py",
-           "tests/grading/test_autograder_adversarial.py")
+# (tests/house/test_scheduling.py checks that every file these lists and the durations table name exists)
 
 
 def unit_of(nodeid: str) -> str:
@@ -247,9 +240,36 @@ class LongestFirst:
     one must run first (every worker sorts the same way, as xdist requires)."""
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_modifyitems(self, items):
-        rank = {path: i for i, path in enumerate(LONGEST)}
-        order = {id(item): i for i, item in enumerate(items)}
-        items.sort(key=lambda item: (rank.get(item.nodeid.split("::", 1)[0], len(LONGEST)), order[id(item)]))
+        from durations import load, longest_first
+
+        rank = {nodeid: n for n, nodeid in enumerate(longest_first([i.nodeid for i in items], load(), unit_of))}
+        items.sort(key=lambda item: rank[item.nodeid])
+
+
+class StoreDurations:
+    """`--store-durations`: each test file's seconds in this run, merged into tests/durations.json (or
+    `--durations-table FILE`). Under xdist the controller sees every worker's reports; the workers write nothing."""
+    def __init__(self, table: Path) -> None:
+        self.table, self.reports = table, []
+
+    def pytest_runtest_logreport(self, report):
+        self.reports.append(report)
+
+    def pytest_sessionfinish(self, session):
+        from durations import merge, per_file
+
+        tests = sum(r.when == "setup" for r in self.reports)
+        merge(per_file(self.reports), ROOT, Path(self.table),
+              note=f"./course.sh test --store-durations: {tests} tests, {time.strftime('%Y-%m-%d')}")
+
+
+def pytest_addoption(parser):
+    from durations import TABLE
+
+    parser.addoption("--store-durations", action="store_true",
+                     help="merge each test file's seconds in this run into the durations table (the run's order)")
+    parser.addoption("--durations-table", default=str(TABLE), metavar="FILE",
+                     help="the durations table --store-durations writes (default tests/durations.json)")
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -273,6 +293,8 @@ def pytest_xdist_auto_num_workers(config):
 
 def pytest_configure(config):
     config.pluginmanager.register(LongestFirst(), "course-longest-first")
+    if config.getoption("--store-durations") and not os.environ.get("PYTEST_XDIST_WORKER"):
+        config.pluginmanager.register(StoreDurations(config.getoption("--durations-table")), "course-durations")
 
 
 @pytest.fixture(scope="session")
