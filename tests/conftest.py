@@ -293,7 +293,8 @@ def pytest_xdist_auto_num_workers(config):
 
 def pytest_configure(config):
     config.pluginmanager.register(LongestFirst(), "course-longest-first")
-    if config.getoption("--store-durations") and not os.environ.get("PYTEST_XDIST_WORKER"):
+    # an xdist worker has `workerinput` (its environment variable is inherited by a pytest a test starts)
+    if config.getoption("--store-durations") and not hasattr(config, "workerinput"):
         config.pluginmanager.register(StoreDurations(config.getoption("--durations-table")), "course-durations")
 
 

@@ -9,6 +9,7 @@ import os
 import re
 import tempfile
 import time
+from datetime import datetime
 from pathlib import Path
 
 import nbformat
@@ -63,13 +64,40 @@ def run_env(progress_dir: Path, **extra: str) -> dict:
     return {"COURSE_DEVICE": "cpu", "COURSE_PROGRESS_DIR": str(progress_dir), **extra}
 
 
+PHASES = ROOT / "tests" / "artifacts" / "notebook-phases.json"
+
+
+def _when(stamp: str) -> float:
+    return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+
+
+def record_phases(path: Path, nb: nbformat.NotebookNode, started_at: float, seconds: float) -> None:
+    """Where a run's time went, from the cell timings nbclient records: the kernel's start (before the
+    first cell), the slowest cell, and the end (after the last cell: kernel shutdown). A run that took
+    minutes once and seconds since says here which part waited."""
+    spans = [(index, _when(t["iopub.status.busy"]), _when(t["iopub.status.idle"]))
+             for index, cell in enumerate(nb.cells)
+             if (t := cell.get("metadata", {}).get("execution", {})).keys() >= {"iopub.status.busy", "iopub.status.idle"}]
+    if not spans:
+        return
+    slowest = max(spans, key=lambda span: span[2] - span[1])
+    phases = {"seconds": round(seconds, 2), "kernel_start_s": round(spans[0][1] - started_at, 2),
+              "slowest_cell": slowest[0] + 1, "slowest_cell_s": round(slowest[2] - slowest[1], 2),
+              "end_s": round(started_at + seconds - spans[-1][2], 2)}
+    _record(PHASES, path, phases)
+
+
 def record_time(path: Path, seconds: float) -> None:
     """Times belong in an artifact (and benchmarks/RESULTS.md), never in an assertion."""
+    _record(TIMES, path, round(seconds, 2))
+
+
+def _record(artifact: Path, path: Path, value) -> None:
     key = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)
-    with locked(TIMES.with_suffix(".lock")):        # xdist workers record side by side
-        times = json.loads(TIMES.read_text()) if TIMES.exists() else {}
-        times[key] = round(seconds, 2)
-        TIMES.write_text(json.dumps(times, indent=1, sort_keys=True))
+    with locked(artifact.with_suffix(".lock")):        # xdist workers record side by side
+        recorded = json.loads(artifact.read_text()) if artifact.exists() else {}
+        recorded[key] = value
+        artifact.write_text(json.dumps(recorded, indent=1, sort_keys=True))
 
 
 class ExecutedNotebooks:
@@ -102,6 +130,7 @@ class ExecutedNotebooks:
         except NotebookFailed as failed:
             return failed
         record_time(key[0], seconds)
+        record_phases(key[0], nb, time.time() - seconds, seconds)
         return nb
 
     def _run_shared(self, key: tuple[Path, bool]) -> nbformat.NotebookNode | NotebookFailed:

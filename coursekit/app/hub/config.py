@@ -63,10 +63,11 @@ def configure(c, data: str | Path) -> None:
     c.Authenticator.allowed_users = set(roster.usernames)
     c.Authenticator.admin_users = instructors
 
-    # A token for root's scripts (benchmarks, roster changes): manages users and servers, reads no files.
+    # A token for root's scripts (benchmarks, roster changes, `course hub stop`): manages users and servers,
+    # shuts the hub down, reads no files.
     c.JupyterHub.services = [{"name": "course-admin", "api_token": layout.admin_token.read_text().strip()}]
     c.JupyterHub.load_roles = [{"name": "course-admin", "services": ["course-admin"],
-                                "scopes": ["admin:users", "admin:servers", "tokens", "list:users"]}]
+                                "scopes": ["admin:users", "admin:servers", "tokens", "list:users", "shutdown"]}]
     # The class's tutor (coursekit/app/hub/tutor_service.py): holds the key, counts questions per person.
     c.JupyterHub.services.append(hub_service(layout.data, settings.python))
     # The class's leaderboards (coursekit/app/hub/leaderboard.py), in every person's Services menu.

@@ -3,7 +3,7 @@
 
 The hub alone is restartable mid-class (cleanup_servers is off: students' servers and kernels keep
 running through a hub restart), so stopping the class stops the servers first, through the hub's REST
-API with the `course-admin` token in the data folder, then sends the hub SIGTERM (what Ctrl+C does),
+API with the `course-admin` token in the data folder, then asks the hub to shut down (POST /shutdown),
 which stops its services and the proxy. Homes, the exchange, grades and the hub database stay: the
 next `course hub` starts the class again.
 """
@@ -21,7 +21,7 @@ from pathlib import Path
 from coursekit.app.hub.classroom import Layout
 
 SERVERS_TIMEOUT = 120       # seconds for every server to stop (each gets SIGTERM, then SIGKILL after 5 s)
-HUB_TIMEOUT = 60            # seconds for the hub to stop its services and proxy after SIGTERM: seconds in practice,
+HUB_TIMEOUT = 60            # seconds for the hub to stop its services and proxy once asked: seconds in practice,
                             # since every course service ends on the hub's first signal (coursekit/app/hub/services.py)
 
 
@@ -87,6 +87,18 @@ class HubAPI:
                 raise
 
 
+def _shut_down(api: HubAPI, hub_pid: int) -> None:
+    """Through the REST API: JupyterHub's `stop` ends its periodic checks, then cleans up. A SIGTERM (what
+    Ctrl+C sends) starts the same clean-up with the checks still running, so the minutely service health
+    check can land on a half-removed service and log a traceback (`'NoneType' object has no attribute
+    'proto'`; JupyterHub's shutdown_cancel_tasks, also reported in opendatahub-io/odh-manifests#684). A
+    hub started before its admin role had the `shutdown` scope refuses the call and gets SIGTERM."""
+    try:
+        api.call("POST", "/shutdown")
+    except (urllib.error.URLError, OSError):
+        os.kill(hub_pid, signal.SIGTERM)
+
+
 def stop(data: str | Path, say=print) -> int:
     layout = Layout(data)
     if not layout.settings.is_file():
@@ -108,7 +120,7 @@ def stop(data: str | Path, say=print) -> int:
     except (urllib.error.URLError, OSError) as error:
         raise StopError(f"the hub at {api.base} did not answer ({error}); is it still starting?") from None
     say(f"course hub stop: stopped {len(servers)} server(s)")
-    os.kill(hub_pid, signal.SIGTERM)
+    _shut_down(api, hub_pid)
     if not _wait(lambda: not _alive(hub_pid, "jupyterhub"), HUB_TIMEOUT):
         os.kill(hub_pid, signal.SIGKILL)
         say(f"course hub stop: the hub did not stop within {HUB_TIMEOUT} s; killed it")

@@ -63,7 +63,7 @@ def test_course_hub_stop_ends_the_class(class_hub):
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "stopped 3 server(s)" in done.stdout and "the class is stopped" in done.stdout, done.stdout
-    assert "killed" not in done.stdout, done.stdout       # the hub stopped on its own after SIGTERM
+    assert "killed" not in done.stdout, done.stdout       # the hub stopped on its own once asked
     wait_for(lambda: hub_process.poll() is not None, 30, "the hub's process to be reaped")
     for name in ("prof", "ada", "ben"):
         assert own_pids(class_hub, name) == [], f"{name}'s server still runs"
@@ -71,6 +71,8 @@ def test_course_hub_stop_ends_the_class(class_hub):
         requests.get(class_hub.url, timeout=5)
     log = class_hub.log.read_text()
     assert "Traceback" not in log and "AttributeError" not in log, class_hub.log_tail()
+    # asked through the API, which ends the hub's periodic checks before its clean-up (coursekit/app/hub/stop.py)
+    assert "202 POST /hub/api/shutdown" in log, class_hub.log_tail()
     again = subprocess.run([sys.executable, "-m", "coursekit.app.cli", "hub", "stop", "--data", str(class_hub.data)],
                            capture_output=True, text=True, timeout=60)
     assert again.returncode == 0 and "no hub is running" in again.stdout, again.stdout + again.stderr
