@@ -184,8 +184,9 @@ def site_url(site):
 
 
 # A test that needs one of these start-ups (a website build, a hub, a JupyterLab server, the lesson
-# notebooks executed, a real Lab 6 grading) takes minutes the first time in a worker, whatever it asserts: it is slow by
-# what it uses, so `-m "not slow"` never pays for one (tests/house/test_scheduling.py checks the tier).
+# notebooks executed, a real Lab 6 grading) takes minutes the first time in a worker, whatever it
+# asserts: it is slow by what it uses, so `-m "not slow"` never pays for one (tests/house/test_scheduling.py
+# checks the tier).
 SLOW_FIXTURES = frozenset({"site", "site_url", "hub", "lab_server", "executed_notebooks", "lab6_class"})
 
 

@@ -75,9 +75,10 @@ def record_phases(path: Path, nb: nbformat.NotebookNode, started_at: float, seco
     """Where a run's time went, from the cell timings nbclient records: the kernel's start (before the
     first cell), the slowest cell, and the end (after the last cell: kernel shutdown). A run that took
     minutes once and seconds since says here which part waited."""
+    wanted = {"iopub.status.busy", "iopub.status.idle"}
     spans = [(index, _when(t["iopub.status.busy"]), _when(t["iopub.status.idle"]))
              for index, cell in enumerate(nb.cells)
-             if (t := cell.get("metadata", {}).get("execution", {})).keys() >= {"iopub.status.busy", "iopub.status.idle"}]
+             if (t := cell.get("metadata", {}).get("execution", {})).keys() >= wanted]
     if not spans:
         return
     slowest = max(spans, key=lambda span: span[2] - span[1])

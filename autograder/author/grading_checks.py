@@ -1,7 +1,8 @@
 """validate's checks through the real engine (sandbox, thinning, judge): `solution` (the solution passes every
 task for two students, and each test cell agrees with plain nbgrader), `flags` (grading the solution
-raises no network or process flag: every honest student would carry it to the instructor), `stubs` (the unanswered student
-version fails every task), `wrong` (each wrong-but-plausible answer the spec lists fails its task)."""
+raises no network or process flag: every honest student would carry it to the instructor), `stubs`
+(the unanswered student version fails every task), `wrong` (each wrong-but-plausible answer the spec
+lists fails its task)."""
 from __future__ import annotations
 
 import re

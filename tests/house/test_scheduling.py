@@ -29,7 +29,10 @@ def test_the_durations_table_names_existing_files_and_its_longest_run_first():
 
 
 def test_units_run_longest_first_and_unknown_files_keep_their_order():
-    unit_of = lambda nodeid: "pair" if nodeid.split("::")[0] in ("a.py", "c.py") else nodeid.split("::")[0]  # noqa: E731
+    def unit_of(nodeid: str) -> str:
+        path = nodeid.split("::")[0]
+        return "pair" if path in ("a.py", "c.py") else path
+
     nodeids = ["a.py::t1", "b.py::t1", "b.py::t2", "c.py::t1", "new.py::t1", "d.py::t1", "old.py::t1", "a.py::t2"]
     seconds = {"a.py": 10, "b.py": 25, "c.py": 20, "d.py": 5}
     assert durations.longest_first(nodeids, seconds, unit_of) == [
@@ -61,7 +64,8 @@ def test_store_durations_under_xdist_records_the_files_that_ran(tmp_path):
     table = tmp_path / "durations.json"
     files = ["tests/house/test_package_layout.py", "tests/house/test_run_once.py"]
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "2", "-p", "no:cacheprovider",
-                           "--store-durations", f"--durations-table={table}", *files], cwd=ROOT, capture_output=True, text=True, timeout=600)
+                           "--store-durations", f"--durations-table={table}", *files],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     recorded = json.loads(table.read_text())
     assert set(recorded["seconds"]) == set(files) and "--store-durations" in recorded["note"], recorded
