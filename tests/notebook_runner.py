@@ -16,9 +16,14 @@ import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError
 
-from coursekit.app.site.execute import kernel_transport
+from coursekit.app.kernel_client import kernel_config
 from paths import ROOT
 from run_once import locked
+
+
+# `nbgrader autograde` runs notebooks with nbclient too: the tests' plain-nbgrader baselines connect with the
+# same steady client as every other run (what is graded is unchanged: coursekit/app/kernel_client.py).
+STEADY_NBGRADER = "--AsyncKernelManager.client_class=coursekit.app.kernel_client.SteadyKernelClient"
 
 
 class NotebookFailed(AssertionError):
@@ -33,7 +38,7 @@ def execute_notebook(path: Path, *, env: dict | None = None, timeout: int = 300,
     sockets = tempfile.TemporaryDirectory(prefix="course-test-kernel-")
     client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=allow_errors,
                             resources={"metadata": {"path": str(path.parent)}},
-                            config=kernel_transport(Path(sockets.name)))
+                            config=kernel_config(Path(sockets.name)))
     started: list[int] = []  # the last cell started is the one that failed, error or timeout alike
     client.on_cell_start = lambda cell, cell_index: started.append(cell_index)
     saved = dict(os.environ)

@@ -27,19 +27,21 @@ def run_like_nbgrader(spec: LabSpec, folder: Path, env: dict, report: Report) ->
     """The solution notebook run whole with nbclient (plain nbgrader autograde): test cell -> error or None."""
     path, executed = folder / spec.notebook, folder / f".executed-{spec.notebook}"
     cell_timeout = max(30, int(spec.budget_s * 2))
-    # In a process of its own (autograder/author/run_solution.py): a kernel that dies on a busy machine (seen
-    # with Lab 4 beside other kernels, never alone) leaves nbclient unable to exit; that process is
-    # killed and the run made once more. A second failure is reported. A run whose every cell ran (its
-    # `.done` file) is taken even when the kernel's clean-up after it stalls.
+    # In a process of its own (autograder/author/run_solution.py): a run that gets no answer from its kernel
+    # (a kernel killed under it leaves nbclient unable to exit) is killed and made once more; a second
+    # failure is reported. (Lab 4's runs that stalled on a busy machine were a missed wake-up in the
+    # client, fixed where every notebook run connects: coursekit/app/kernel_client.py.)
     for attempt in (1, 2):
-        done_file = Path(f"{executed}.done")
-        done_file.unlink(missing_ok=True)
         start = time.perf_counter()
-        code, said = _run_solution([*RUNNER, str(path), str(executed), str(cell_timeout)], {**os.environ, **env},
-                                   done_file, spec.budget_s + 60)   # a run over budget fails validation anyway
+        try:
+            done = subprocess.run([sys.executable, "-m", "autograder.author.run_solution", str(path), str(executed),
+                                   str(cell_timeout)], env={**os.environ, **env}, capture_output=True, text=True,
+                                  timeout=spec.budget_s + 60)   # a run over budget fails validation anyway
+            code, said = done.returncode, done.stderr[-300:]
+        except subprocess.TimeoutExpired:
+            code, said = None, "no answer from the kernel"
         if code in (0, 3):
             break
-    seconds = float(done_file.read_text()) if code == 0 and done_file.is_file() else time.perf_counter() - start
     nb = nbformat.read(executed, as_version=4) if code in (0, 3) else nbformat.read(path, as_version=4)
     if code == 3:
         report.add("budget", "-", "-", "the solution notebook did not finish: CellTimeoutError",
@@ -47,6 +49,7 @@ def run_like_nbgrader(spec: LabSpec, folder: Path, env: dict, report: Report) ->
     elif code != 0:
         report.add("budget", "-", "-", f"the solution notebook's run failed twice ({said.strip()[-200:]})",
                    "run the notebook alone (Run All) and fix what stops it")
+    seconds = time.perf_counter() - start
     report.numbers["solution run"] = seconds
     if seconds > spec.budget_s:
         report.add("budget", "-", "-", f"the solution notebook took {seconds:.0f} s on the CPU in quick mode, "
@@ -65,30 +68,6 @@ def run_like_nbgrader(spec: LabSpec, folder: Path, env: dict, report: Report) ->
             report.add("nbgrader", "-", grade_id, f"the solution notebook's cell raised {message}",
                        "the notebook must run top to bottom without errors (Restart and Run All)")
     return errors
-
-
-RUNNER = [sys.executable, "-m", "autograder.author.run_solution"]
-CLEAN_UP_GRACE_S = 15     # after the last cell: time for nbclient to shut the kernel down before it is killed
-
-
-def _run_solution(command: list[str], env: dict, done_file: Path, timeout: float) -> tuple[int | None, str]:
-    """(exit status, the end of stderr) of one run; 0 once every cell has run and the clean-up is past
-    its grace, None after `timeout` with cells left to run."""
-    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    deadline, finished_at = time.monotonic() + timeout, None
-    while True:
-        try:
-            _, err = process.communicate(timeout=0.5)
-            return process.returncode, err[-300:]
-        except subprocess.TimeoutExpired:
-            now = time.monotonic()
-            if finished_at is None and done_file.is_file():
-                finished_at = now
-            stalled = finished_at is not None and now - finished_at > CLEAN_UP_GRACE_S
-            if stalled or now > deadline:
-                process.kill()
-                process.communicate()
-                return (0, "") if done_file.is_file() else (None, "no answer from the kernel")
 
 
 def _solution_lines(nb: nbformat.NotebookNode) -> set[str]:

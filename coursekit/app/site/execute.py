@@ -14,7 +14,8 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError
-from traitlets.config import Config
+
+from coursekit.app.kernel_client import kernel_config
 
 HASH_KEY = "course_site_source_hash"
 
@@ -49,22 +50,13 @@ def is_current(copy: Path, wanted: str) -> bool:
         return False
 
 
-def kernel_transport(folder: Path) -> Config:
-    """Where POSIX allows, the kernel talks over Unix sockets in `folder`, not TCP ports: ipykernel
-    warns once per kernel that its TCP sockets are unencrypted (a warning line per notebook in the
-    build log), and no other process on the machine can reach a socket in a private folder."""
-    if os.name != "posix":
-        return Config()
-    return Config({"KernelManager": {"transport": "ipc", "ip": str(folder / "kernel")}})
-
-
 def execute(notebook: Path, *, allow_errors: bool, env: dict, timeout: int = 600) -> nbformat.NotebookNode:
     """Run every cell with the notebook's own folder as working directory (as JupyterLab does)."""
     nb = nbformat.read(notebook, as_version=4)
     sockets = tempfile.TemporaryDirectory(prefix="course-site-kernel-")
     client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=allow_errors,
                             resources={"metadata": {"path": str(notebook.parent)}},
-                            config=kernel_transport(Path(sockets.name)))
+                            config=kernel_config(Path(sockets.name)))
     saved = dict(os.environ)
     os.environ.update(env)  # the kernel inherits this environment
     try:

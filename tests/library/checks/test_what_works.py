@@ -12,6 +12,7 @@ import pytest
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
+from coursekit.app.kernel_client import kernel_config
 from coursekit.what_works import given_cells
 from paths import ROOT
 
@@ -62,7 +63,7 @@ def _stuck(lab: str, done: tuple[str, ...], tmp_path, monkeypatch):
     saved.parent.mkdir(parents=True)
     nbformat.write(nb, saved)
     monkeypatch.setenv("JPY_SESSION_NAME", str(saved))
-    client = NotebookClient(nb, timeout=300, kernel_name="python3",
+    client = NotebookClient(nb, timeout=300, kernel_name="python3", config=kernel_config(tmp_path),
                             resources={"metadata": {"path": str(ROOT / "labs" / lab)}})
     edited_fn = given_cells(json.loads(nbformat.writes(nb)))[0]
     first = sorted(next(d for n, _, d in edited_fn if n == done[0]))[0]
@@ -118,7 +119,7 @@ def test_under_grading_it_runs_nothing(monkeypatch, tmp_path):
     monkeypatch.setenv("COURSE_GRADING", "1")
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
         'from coursekit.what_works import run_what_works\nrun_what_works("lab1-roofline")')])
-    client = NotebookClient(nb, timeout=120, kernel_name="python3",
+    client = NotebookClient(nb, timeout=120, kernel_name="python3", config=kernel_config(tmp_path),
                             resources={"metadata": {"path": str(tmp_path)}})
     client.execute()
     assert _text(nb.cells[0]).startswith("run_what_works: not run while grading"), _text(nb.cells[0])
