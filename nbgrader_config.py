@@ -28,3 +28,7 @@ c.HTMLExporter.sanitize_html = True
 c.HTMLExporter.filters = {"markdown2html": "autograder.record.safe_html.Markdown2Html",
                           "strip_files_prefix": "autograder.record.safe_html.strip_files_prefix",
                           "clean_html": "autograder.record.safe_html.clean_html"}
+# nbgrader's runs of notebooks (autograde, formgrader's autograde, a student's Validate) wait for the
+# kernel's replies without trusting a single wake-up, as every run of the course does: a missed one held
+# Lab 4's dashboard cell for its whole timeout on a busy machine (coursekit/app/kernel_client.py).
+c.AsyncKernelManager.client_class = "coursekit.app.kernel_client.SteadyKernelClient"

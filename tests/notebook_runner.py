@@ -21,11 +21,6 @@ from paths import ROOT
 from run_once import locked
 
 
-# `nbgrader autograde` runs notebooks with nbclient too: the tests' plain-nbgrader baselines connect with the
-# same steady client as every other run (what is graded is unchanged: coursekit/app/kernel_client.py).
-STEADY_NBGRADER = "--AsyncKernelManager.client_class=coursekit.app.kernel_client.SteadyKernelClient"
-
-
 class NotebookFailed(AssertionError):
     pass
 

@@ -90,3 +90,16 @@ def test_nbclient_runs_with_the_steady_client_over_unix_sockets():
             assert client.km.transport == "ipc" and client.km.ip.startswith(sockets)
             client.execute_cell(nb.cells[0], 0)
     assert nb.cells[0].outputs[0]["data"]["text/plain"] == "42"
+
+
+def test_nbgrader_runs_in_this_course_connect_with_the_steady_client():
+    """nbgrader's autograde and Validate run notebooks with nbclient too; the course's nbgrader_config.py
+    (copied into every test course and instructor folder) gives them the same client."""
+    from nbgrader.preprocessors import Execute
+    from traitlets.config.loader import PyFileConfigLoader
+
+    from paths import ROOT
+
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(ROOT)).load_config()
+    execute = Execute(config=config)
+    assert execute.kernel_manager_class(config=execute.config).client_factory is SteadyKernelClient

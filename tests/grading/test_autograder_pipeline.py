@@ -21,7 +21,6 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from notebook_runner import STEADY_NBGRADER
 from pipeline_course import (HONEST, LAB, NB, cli, comparable, copy_course, env, gradebook_scores, notebook_text,
                              store_rows, write_folder)
 
@@ -125,8 +124,7 @@ def test_parallel_grades_equal_sequential_nbgrader_on_honest_work(course, tmp_pa
     shutil.copytree(course, baseline)                  # same submissions, same gradebook, nothing graded
     done = cli(course, "grade", LAB, "--workers", "2")
     assert "graded now 5" in done.stdout
-    subprocess.run([sys.executable, "-m", "nbgrader", "autograde", LAB,
-                    STEADY_NBGRADER], cwd=baseline, env=env(baseline),
+    subprocess.run([sys.executable, "-m", "nbgrader", "autograde", LAB], cwd=baseline, env=env(baseline),
                    check=True, capture_output=True, timeout=900)
     ours, theirs = gradebook_scores(course), gradebook_scores(baseline)
     assert len(theirs) == len(HONEST) * 3

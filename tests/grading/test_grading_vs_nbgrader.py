@@ -21,7 +21,6 @@ import pytest
 
 import honest_variants as hv
 from coursekit.checks import selfcheck
-from notebook_runner import STEADY_NBGRADER
 from paths import ROOT
 
 SECRET = "differential-test-secret"
@@ -86,8 +85,8 @@ def test_autograder_agrees_with_nbgrader_on_honest_variations(tmp_path):
     done = subprocess.run([sys.executable, "-m", "autograder.cli", "--root", str(course), "grade", hv.LAB,
                            "--no-progress"], cwd=course, env=env(course), capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stdout + done.stderr
-    subprocess.run([sys.executable, "-m", "nbgrader", "autograde", hv.LAB, "--Execute.timeout=600",
-                    STEADY_NBGRADER], cwd=baseline, env=env(baseline), check=True, capture_output=True, timeout=1800)
+    subprocess.run([sys.executable, "-m", "nbgrader", "autograde", hv.LAB, "--Execute.timeout=600"], cwd=baseline,
+                   env=env(baseline), check=True, capture_output=True, timeout=1800)
     ours, theirs = gradebook(course), gradebook(baseline)
     full = points()
     differ, wrong = [], []
@@ -130,8 +129,7 @@ def test_toy_lab_each_task_is_judged_at_its_test_cell_by_both(course):
     baseline = course.parent / "baseline"
     shutil.copytree(course, baseline)
     cli(course, "grade", LAB, "--no-progress")
-    subprocess.run([sys.executable, "-m", "nbgrader", "autograde", LAB,
-                    STEADY_NBGRADER], cwd=baseline, env=toy_env(baseline),
+    subprocess.run([sys.executable, "-m", "nbgrader", "autograde", LAB], cwd=baseline, env=toy_env(baseline),
                    check=True, capture_output=True, timeout=600)
     ours, theirs = gradebook_scores(course), gradebook_scores(baseline)
     full = {"test_add": 1.0, "test_scale": 2.0, "test_mean": 3.0}
@@ -151,7 +149,7 @@ def test_lab6_engines_score_the_same_in_both(lab6_class, tmp_path):
 
     baseline = tmp_path / "baseline"
     shutil.copytree(lab6_class / "ungraded", baseline)
-    subprocess.run([sys.executable, "-m", "nbgrader", "autograde", lab6.LAB, "--Execute.timeout=600",
-                    STEADY_NBGRADER], cwd=baseline, env=lab6.env(baseline), check=True, capture_output=True, timeout=1800)
+    subprocess.run([sys.executable, "-m", "nbgrader", "autograde", lab6.LAB, "--Execute.timeout=600"], cwd=baseline,
+                   env=lab6.env(baseline), check=True, capture_output=True, timeout=1800)
     ours, theirs = gradebook(lab6_class / "course", lab6.LAB), gradebook(baseline, lab6.LAB)
     assert ours == theirs == lab6.expected_scores(), (ours, theirs)
