@@ -10,7 +10,7 @@ Two choices, each for a reason seen on this course's machines:
   asyncio poll on the socket's edge-triggered ZeroMQ file descriptor, and that wake-up can be missed:
   the reply then sits in the socket (ZMQ_EVENTS says POLLIN) while nbclient sleeps out the whole cell
   timeout, it and the kernel both idle. Lab 4's solution stalled so on its dashboard cell, where a
-  burst of widget messages on iopub races the cell's reply on shell: 5 runs in 8 beside two busy
+  burst of widget messages on iopub races the cell's reply on shell: 6 runs in 8 beside two busy
   loops, with ipykernel 6.31 and 7.4 and over TCP and Unix sockets alike (pyzmq 27.3, jupyter_client
   8.10; upstream reports of the kind: jupyter/nbclient#312, zeromq/pyzmq#2173). Each new poll
   registers afresh, and pyzmq then reads the socket's state rather than waiting for an edge, so a
