@@ -12,9 +12,10 @@ Two choices, each for a reason seen on this course's machines:
   timeout, it and the kernel both idle. Lab 4's solution stalled so on its dashboard cell, where a
   burst of widget messages on iopub races the cell's reply on shell: 6 runs in 8 beside two busy
   loops, with ipykernel 6.31 and 7.4 and over TCP and Unix sockets alike (pyzmq 27.3, jupyter_client
-  8.10; upstream reports of the kind: jupyter/nbclient#312, zeromq/pyzmq#2173). Each new poll
-  registers afresh, and pyzmq then reads the socket's state rather than waiting for an edge, so a
-  missed wake-up costs at most REARM_S instead of the cell's timeout.
+  8.10; upstream reports of the kind: zeromq/pyzmq#2173, and jupyter/jupyter_client#436, where a
+  wait in short timeouts was the workaround too). Each new poll registers afresh, and pyzmq then
+  reads the socket's state rather than waiting for an edge, so a missed wake-up costs at most
+  REARM_S instead of the cell's timeout.
 """
 from __future__ import annotations
 
