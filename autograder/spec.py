@@ -28,7 +28,7 @@ from typing import Any, Callable
 
 # The student-safe pieces live in coursekit (students' visible checks use them without the grader);
 # specs keep importing them from here.
-from coursekit.checks.cases import (DEFAULT_FORBIDDEN, Case, approx, as_number, encode, pick_keys,  # noqa: F401
+from coursekit.checks.cases import (DEFAULT_FORBIDDEN, Case, approx, as_number, encode, pick_keys,  # noqa: F401 - re-exported for specs
                                     plain_args)
 from coursekit.checks.visible import VisibleTask
 

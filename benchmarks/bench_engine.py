@@ -19,8 +19,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from autograder.judge.engine import GradingPool, Limits  # noqa: E402
-from autograder.spec import load_spec  # noqa: E402
+from autograder.judge.engine import GradingPool, Limits  # noqa: E402 - imported after the sys.path set-up above
+from autograder.spec import load_spec  # noqa: E402 - imported after the sys.path set-up above
 
 
 def labs() -> list[tuple[str, object, Path]]:

@@ -41,9 +41,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from autograder.course import Course  # noqa: E402
-from autograder.judge.engine import usable_cores  # noqa: E402
-from autograder.record.tables import table  # noqa: E402
+from autograder.course import Course  # noqa: E402 - imported after the sys.path set-up above
+from autograder.judge.engine import usable_cores  # noqa: E402 - imported after the sys.path set-up above
+from autograder.record.tables import table  # noqa: E402 - imported after the sys.path set-up above
 
 TORCH_LABS = ("lab5-moe", "lab3-kv-cache")
 MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")

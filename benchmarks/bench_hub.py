@@ -37,7 +37,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from hub_server import make_hub  # noqa: E402
+from hub_server import make_hub  # noqa: E402 - imported after the sys.path set-up above
 
 
 def rss_mib(username: str) -> float:
@@ -100,7 +100,7 @@ def main() -> int:
         with ThreadPoolExecutor(8) as pool:
             list(pool.map(hub.login, names))
         began = time.monotonic()
-        start = lambda name: hub.api("POST", f"users/{hub.users[name]}/server")   # noqa: E731
+        start = lambda name: hub.api("POST", f"users/{hub.users[name]}/server")
         if args.concurrent:
             burst = ThreadPoolExecutor(len(names))     # every request in flight at once; the poll below
             for name in names:                          # sees each server become ready on its own
@@ -127,8 +127,8 @@ def main() -> int:
         load = open("/proc/loadavg").read().split()[0]
         print(f"starts: {'concurrent' if args.concurrent else 'one after another'}; load average before: {load_before}; "
               f"after: {load}")
-        print(f"| students | ready | median ready s | worst ready s | median cell s | worst cell s "
-              f"| RSS per student MiB (median) | RSS all MiB | MemAvailable after GiB |")
+        print("| students | ready | median ready s | worst ready s | median cell s | worst cell s "
+              "| RSS per student MiB (median) | RSS all MiB | MemAvailable after GiB |")
         print("|---|---|---|---|---|---|---|---|---|")
         print(f"| {len(names)} | {len(ready)} | {statistics.median(times):.1f} | {times[-1]:.1f} "
               f"| {statistics.median(cells.values()):.2f} | {max(cells.values()):.2f} "

@@ -25,8 +25,8 @@ from autograder.spec import load_spec
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "solutions" / "lab6-serving"))
-import lab6_variants  # noqa: E402
-import lab6_wrong  # noqa: E402
+import lab6_variants  # noqa: E402 - imported after the sys.path set-up above
+import lab6_wrong  # noqa: E402 - imported after the sys.path set-up above
 
 LAB = "lab6-serving"
 

@@ -27,8 +27,8 @@ import requests
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from hub_server import make_hub  # noqa: E402
-from lms_emulator import EmulatedLMS  # noqa: E402
+from hub_server import make_hub  # noqa: E402 - imported after the sys.path set-up above
+from lms_emulator import EmulatedLMS  # noqa: E402 - imported after the sys.path set-up above
 
 
 def arrive(hub, lms, name: str, user_id: str, timeout: float) -> tuple[float, float]:

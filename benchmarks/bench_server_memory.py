@@ -32,9 +32,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from conftest import free_port  # noqa: E402
-from coursekit.app.hub.classroom import COURSE_ID, write_server_config  # noqa: E402
-from lesson_client import LESSON, close_session, code_cells, open_session, process_memory, run_cells  # noqa: E402
+from conftest import free_port  # noqa: E402 - imported after the sys.path set-up above
+from coursekit.app.hub.classroom import COURSE_ID, write_server_config  # noqa: E402 - imported after the sys.path set-up above
+from lesson_client import LESSON, close_session, code_cells, open_session, process_memory, run_cells  # noqa: E402 - imported after the sys.path set-up above
 
 # the student config before this trim (commit 6f4c20c): only the formgrader switched off
 BEFORE = {"ServerApp": {"jpserver_extensions": {"nbgrader.server_extensions.formgrader": False}}}
@@ -116,7 +116,7 @@ def main() -> int:
         print("| config | server start s (CPU s) | server RSS / PSS MiB, /lab open | server RSS / PSS MiB, after lesson "
               "| kernel RSS / PSS MiB, after lesson | server + kernel PSS MiB | lesson cells s |")
         print("|---|---|---|---|---|---|---|")
-        med = lambda runs, key, i=None: statistics.median(r[key] if i is None else r[key][i] for r in runs)  # noqa: E731
+        med = lambda runs, key, i=None: statistics.median(r[key] if i is None else r[key][i] for r in runs)
         for name, runs in found.items():
             print(f"| {name} | {med(runs, 'ready_s'):.1f} ({med(runs, 'start_cpu_s'):.1f}) "
                   f"| {med(runs, 'server_page', 0):.0f} / {med(runs, 'server_page', 1):.0f} "

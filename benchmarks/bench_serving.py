@@ -19,14 +19,14 @@ import time
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")   # spinning OpenMP threads on a shared CPU (tests/conftest.py)
 
-import torch  # noqa: E402
+import torch  # noqa: E402 - after OMP_WAIT_POLICY is set, which torch reads on import
 
-from coursekit.device import describe_device, pick_device  # noqa: E402
-from coursekit.nn.draft import build_draft_pair  # noqa: E402
-from coursekit.serving import harness, workloads  # noqa: E402
-from coursekit.serving.engine import milestone_engine  # noqa: E402
-from coursekit.serving.identical import check_identical  # noqa: E402
-from coursekit.serving.naive import NaiveEngine  # noqa: E402
+from coursekit.device import describe_device, pick_device  # noqa: E402 - imported after the sys.path set-up above
+from coursekit.nn.draft import build_draft_pair  # noqa: E402 - imported after the sys.path set-up above
+from coursekit.serving import harness, workloads  # noqa: E402 - imported after the sys.path set-up above
+from coursekit.serving.engine import milestone_engine  # noqa: E402 - imported after the sys.path set-up above
+from coursekit.serving.identical import check_identical  # noqa: E402 - imported after the sys.path set-up above
+from coursekit.serving.naive import NaiveEngine  # noqa: E402 - imported after the sys.path set-up above
 
 OBJECTIVE = harness.Objective(ttft=2.0, tpot=0.2)     # goodput's latency objective on a shared 2-core CPU
 

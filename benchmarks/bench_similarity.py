@@ -32,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-import similarity_corpus as corpus  # noqa: E402
+import similarity_corpus as corpus  # noqa: E402 - imported after the sys.path set-up above
 
 WORDS = ["acc", "tmp", "val", "buf", "cur", "res", "item", "num", "cnt", "part", "chunk", "blk", "ref", "pos2",
          "seen", "rows", "cols", "out2", "size2", "best", "step", "gap", "idx", "mark", "slot", "unit"]

@@ -20,8 +20,8 @@ import nbformat
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from autograder.judge import engine                 # noqa: E402
-from autograder.judge.engine import GradingPool, Limits   # noqa: E402
+from autograder.judge import engine                 # noqa: E402 - imported after the sys.path set-up above
+from autograder.judge.engine import GradingPool, Limits   # noqa: E402 - imported after the sys.path set-up above
 
 
 def course(folder: Path) -> tuple[Path, object]:
@@ -87,7 +87,7 @@ def under_load(n: int) -> None:
                 for proc in procs:
                     proc.kill()
                     proc.wait()
-            verdict = lambda used: "analysed" if used <= budget else "failed (too slow to analyse)"  # noqa: E731
+            verdict = lambda used: "analysed" if used <= budget else "failed (too slow to analyse)"
             print(f"| {label} | {load:.1f} | {cpu:.2f} | {wall:.2f} | {verdict(wall)} | {verdict(cpu)} |", flush=True)
     finally:
         shutil.rmtree(folder, ignore_errors=True)

@@ -123,7 +123,7 @@ def score(lab: str, model: str, endpoint: str, key_env: str | None, max_tokens: 
 
 
 def table(name: str, rows: list[dict]) -> str:
-    yes = lambda b: "yes" if b else "-"   # noqa: E731
+    yes = lambda b: "yes" if b else "-"
     out = [f"model: {name}", f"{'lab':<16} {'question':<10} {'policy':>6} {'raw leak':>8} {'shown leak':>10} "
            f"{'withheld':>8} {'refers':>6} {'chars':>6} {'s':>6}"]
     for r in rows:

@@ -29,7 +29,7 @@ def main(argv=None) -> int:
     r = measure_roofline(sizes, copy_mib * 2**20, device, repeats=args.repeats)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"device: {describe_device(device)}; 1-minute load average {load:.1f} (other work skews CPU timings)")
-    print(f"| n | dtype | FLOP/byte | seconds | GFLOP/s |\n|---:|---|---:|---:|---:|")
+    print("| n | dtype | FLOP/byte | seconds | GFLOP/s |\n|---:|---|---:|---:|---:|")
     for row in r["matmuls"]:
         print(f"| {row['n']} | {row['dtype']} | {row['intensity']:.1f} | {row['seconds']:.3e} | {row['flops_per_s'] / 1e9:.1f} |")
     print(f"\ncopy {copy_mib} MiB: {r['bandwidth'] / 1e9:.1f} GB/s (read + write); measured ridge {r['ridge_point']:.1f} FLOP/byte")

@@ -36,7 +36,7 @@ def prompt_texts(prompt_id: str, namespace: dict) -> dict:
         try:
             # the course's own f-strings over the notebook's variables; parentheses join multi-line ones
             return eval(f"({expression}\n)", namespace)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a hint's expression: say which prompt and what it needs
             raise RuntimeError(f"{TEXTS}: prompt {prompt_id!r} needs {exc}; run the cells above first") from None
 
     texts = {key: value(entry[key]) for key in ("question", "answer")}

@@ -15,7 +15,7 @@ from pathlib import Path
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from coursekit.app.hub.roster import RosterError, load_roster  # noqa: E402
+from coursekit.app.hub.roster import RosterError, load_roster  # noqa: E402 - imported after the sys.path set-up above
 
 
 def roster_values(path: str | Path) -> dict:

@@ -16,10 +16,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import nbformat  # noqa: E402
+import nbformat  # noqa: E402 - imported after the sys.path set-up above
 
-from autograder.judge.engine import GraderError, Limits, grade_submission  # noqa: E402
-from autograder.spec import load_spec  # noqa: E402
+from autograder.judge.engine import GraderError, Limits, grade_submission  # noqa: E402 - imported after the sys.path set-up above
+from autograder.spec import load_spec  # noqa: E402 - imported after the sys.path set-up above
 
 
 def main(job_path: str) -> int:

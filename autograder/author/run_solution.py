@@ -42,7 +42,7 @@ if __name__ == "__main__":
 
     try:
         status = main(*sys.argv[1:4])
-    except Exception:                  # a dead kernel: say why, and leave
+    except Exception:                  # noqa: BLE001 - a dead kernel: say why, and leave
         traceback.print_exc()
         status = 4
     sys.stdout.flush()

@@ -70,7 +70,7 @@ def check_spec(spec: LabSpec, report: Report, seeds: int) -> set[str]:
             try:
                 first = reference_output(spec, task, as_sent(case))
                 again = reference_output(spec, task, as_sent(case)) if twice else first
-            except Exception as error:  # noqa: BLE001
+            except Exception as error:  # noqa: BLE001 - a spec that crashes is the author's problem to report
                 broken.add(task.grade_id)
                 report.add("spec", task.grade_id, label, f"the reference raised {type(error).__name__}: {error}",
                            "make the case valid input for the solution's function (or fix the solution)")
@@ -104,7 +104,7 @@ def check_spec(spec: LabSpec, report: Report, seeds: int) -> set[str]:
         for seed in range(seeds):
             try:
                 cases = hidden_cases(spec, task, f"validate-{seed}".encode(), "student\0attempt")
-            except Exception as error:  # noqa: BLE001
+            except Exception as error:  # noqa: BLE001 - a spec that crashes is the author's problem to report
                 broken.add(task.grade_id)
                 report.add("spec", task.grade_id, f"hidden, seed {seed}", f"drawing failed: {error!r}",
                            "hidden(rng) must return a Case for every rng")

@@ -63,7 +63,7 @@ def run_batch(course: Course, spec, context: str, grader, *, student: str | None
                 sub, digest = futures[future]
                 try:
                     result = future.result()
-                except Exception as error:
+                except Exception as error:  # noqa: BLE001 - the grader's fault: the submission stays pending, the batch goes on
                     # The grader's fault (spec, solution, worker), not the student's: store nothing, so the
                     # submission stays pending and the next run grades it; the batch carries on.
                     report.errors.append((sub.student_id, f"{type(error).__name__}: {error}"))

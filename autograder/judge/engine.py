@@ -227,7 +227,7 @@ def prepare(spec: LabSpec, secret: bytes, draw: str = "", known: dict | None = N
             for index, case in enumerate(task.visible):
                 if case.expected is not None:
                     wanted[task.grade_id][index] = json.loads(json.dumps(case.expected))
-        except Exception as error:   # noqa: BLE001
+        except Exception as error:   # noqa: BLE001 - a broken reference or case must not stop the batch
             raise GraderError(f"{spec.lab_id}/{task.grade_id}: the trusted reference failed: {error!r}") from error
     return _Prepared(cases, labels, wanted)
 

@@ -310,7 +310,7 @@ def run(job: dict, spec: LabSpec, shell, result_fd: int, sandbox_flags: list[str
                     value = task.encode(output)
                     dumps(value)                              # unencodable data fails this case only
                     entry["outputs"].append({"value": value})
-                except BaseException as error:               # noqa: BLE001
+                except BaseException as error:               # noqa: BLE001 - student code may raise anything
                     _note_reach(entry, task.grade_id, reaches, observer)
                     note_error(error, observer)
                     entry["outputs"].append({"error": short_error(error)})

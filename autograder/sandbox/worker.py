@@ -84,7 +84,7 @@ def _child(request: dict, spec, shell, out_w: int, flag_w: int, status_w: int, u
             code = OUT_OF_MEMORY
         try:
             traceback.print_exc()
-        except BaseException:                      # noqa: BLE001
+        except BaseException:                      # noqa: BLE001 - report, then exit without cleanup
             pass
     finally:
         try:

@@ -59,7 +59,7 @@ def check_torch() -> Check:
 
         device = pick_device(verbose=False)
         return Check("PyTorch", True, f"{torch.__version__}; labs will run on {describe_device(device)}")
-    except Exception as exc:  # an import failure is the finding, whatever its type
+    except Exception as exc:  # noqa: BLE001 - an import failure is the finding, whatever its type
         return Check("PyTorch", False, f"cannot import torch: {exc}", SETUP_FIX)
 
 
@@ -263,7 +263,7 @@ def check_terminal_commands() -> Check:
     if wrong:
         detail = ", ".join(f"{name} -> {where or 'not found'}" for name, where in wrong.items())
         return Check("terminal commands", False, f"{detail} in a course terminal (expected {scripts})",
-                     f"reinstall with ./course.sh start; check that your shell's rc file does not reset PATH")
+                     "reinstall with ./course.sh start; check that your shell's rc file does not reset PATH")
     return Check("terminal commands", True, f"{', '.join(found)} found in {scripts}; {outside_shell_hint()}")
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from coursekit import progress
 from coursekit.progress_schema import problems

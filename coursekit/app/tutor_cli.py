@@ -2,7 +2,6 @@
 running a class: turn it off or on per lab, and see which tasks students ask about (counts only)."""
 from __future__ import annotations
 
-import argparse
 import sys
 from dataclasses import replace
 from pathlib import Path

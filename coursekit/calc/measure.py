@@ -61,7 +61,7 @@ def measure_matmul(sizes, device=None, dtype=None, repeats: int = 3) -> list[dic
         a = torch.randn(n, n, device=device, dtype=dtype)
         b = torch.randn(n, n, device=device, dtype=dtype)
         out = torch.empty(n, n, device=device, dtype=dtype)
-        seconds = time_call(lambda: torch.matmul(a, b, out=out), device, repeats)
+        seconds = time_call(lambda a=a, b=b, out=out: torch.matmul(a, b, out=out), device, repeats)
         flops, moved = matmul_flops(n, n, n), matmul_bytes(n, n, n, element)
         rows.append({"n": n, "dtype": str(dtype).replace("torch.", ""), "flops": flops, "bytes": moved,
                      "intensity": flops / moved, "seconds": seconds, "flops_per_s": flops / seconds})

@@ -118,7 +118,7 @@ def evaluate(expressions: dict[str, str], where: str) -> dict[str, Any]:
             continue
         try:
             values[name] = scope[name] = eval(compile(expression, f"<{where}: {name}>", "eval"), scope)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - an author's expression: name it and its error
             raise ExerciseError(f"{where}: value {name!r} = {expression!r} failed: {type(exc).__name__}: {exc}") from None
     return values
 

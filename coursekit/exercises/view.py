@@ -95,7 +95,7 @@ class ExerciseView:
         if self.on_reveal is not None:
             try:
                 self.on_reveal(self.ex, self.prediction, off, close)
-            except Exception as exc:   # the answer still shows; say the record failed and why
+            except Exception as exc:   # noqa: BLE001 - the answer still shows; say the record failed and why
                 note = f" (Your prediction could not be saved to your progress: {exc})"
         self.worked.value = (f"<div class='course-quiz-feedback {verdict}' role='alert'><p class='course-exercise-result'>"
                              f"{to_html(sentence + note)}</p>{worked_html(self.ex)}</div>")

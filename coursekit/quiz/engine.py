@@ -39,7 +39,7 @@ def _load_local(path: str):
     module = importlib.util.module_from_spec(spec)
     try:
         spec.loader.exec_module(module)
-    except Exception as exc:  # the author's file: name it and the error
+    except Exception as exc:  # noqa: BLE001 - the author's file: name it and the error
         raise ItemError(f"{path}: cannot load it ({type(exc).__name__}: {exc})") from None
     sys.modules[name] = module
     return module
@@ -85,7 +85,7 @@ def call_spec(spec: dict, names: dict) -> float:
     args = _fill(spec.get("args", {}), names)
     try:
         result = fn(**args)
-    except Exception as exc:  # the author's call is wrong; say which call and why
+    except Exception as exc:  # noqa: BLE001 - the author's call is wrong; say which call and why
         raise ItemError(f"{spec['fn']}(**{args!r}) raised {type(exc).__name__}: {exc}") from None
     try:
         number = float(result) * spec.get("scale", 1.0)

@@ -20,7 +20,7 @@ from coursekit.checks.lab6_serving import encode, encode_trusted, prepare, servi
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import lab6_cases as W  # noqa: E402  (beside this spec: the cases' generators)
-import lab6_wrong as wrong_engines  # noqa: E402
+import lab6_wrong as wrong_engines  # noqa: E402 - imported after the sys.path set-up above
 
 LAB = "lab6-serving"
 

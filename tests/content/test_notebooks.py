@@ -42,7 +42,7 @@ def test_notebook_is_valid_and_stripped(path):
     try:
         nb = nbformat.read(path, as_version=nbformat.NO_CONVERT)
         nbformat.validate(nb)
-    except Exception as exc:  # any parse or schema error is the finding
+    except Exception as exc:  # noqa: BLE001 - any parse or schema error is the finding
         pytest.fail(f"{path.relative_to(ROOT)} is not valid nbformat: {exc}")
     assert nb.nbformat == 4, f"{path.relative_to(ROOT)} is nbformat {nb.nbformat}, expected 4"
     dirty = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and (c.outputs or c.execution_count)]

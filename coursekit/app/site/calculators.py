@@ -17,13 +17,13 @@ import inspect
 import json
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 
 from coursekit.calc import kvcache, levers, memory, roofline, serving_cost, tco
-from coursekit.hardware import ALL_CHIPS, BY_NAME
+from coursekit.hardware import ALL_CHIPS
 from coursekit.model_configs import ALL_MODELS
 from coursekit import prices
 

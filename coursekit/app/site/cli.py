@@ -13,7 +13,7 @@ def main(args) -> int:
     try:
         html = build_site(out=Path(args.out) if args.out else None,
                           leaderboard=Path(args.leaderboard) if args.leaderboard else None)
-    except Exception as exc:  # a failing notebook or a broken bank: say which, no traceback wall
+    except Exception as exc:  # noqa: BLE001 - a failing notebook or a broken bank: say which, no traceback wall
         print(f"course site: {exc}", file=sys.stderr)
         return 1
     print(f"Site built: open {html / 'index.html'}")

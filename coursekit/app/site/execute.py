@@ -46,7 +46,7 @@ def is_current(copy: Path, wanted: str) -> bool:
         return False
     try:
         return nbformat.read(copy, as_version=4).metadata.get(HASH_KEY) == wanted
-    except Exception:  # a half-written or corrupt copy is simply made again
+    except Exception:  # noqa: BLE001 - a half-written or corrupt copy is simply made again
         return False
 
 

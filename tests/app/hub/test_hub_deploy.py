@@ -21,8 +21,8 @@ from paths import ROOT
 DEPLOY = ROOT / "deploy"
 sys.path.insert(0, str(DEPLOY))
 
-import pins  # noqa: E402
-from roster_values import roster_values  # noqa: E402
+import pins  # noqa: E402 - imported after the sys.path set-up above
+from roster_values import roster_values  # noqa: E402 - imported after the sys.path set-up above
 
 # Keys the z2jh chart's values.schema.yaml (chart 4.4.0) allows: it refuses any other key at these levels.
 Z2JH_TOP = {"cull", "custom", "debug", "enabled", "fullnameOverride", "global", "httpRoute", "hub", "imagePullSecret",

@@ -11,7 +11,6 @@ from __future__ import annotations
 import itertools
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 

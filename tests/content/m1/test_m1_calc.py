@@ -135,7 +135,7 @@ def test_llama2_7b_training_mfu_is_plausible():
 
 def test_mfu_quiz_draws_only_published_triples_with_realistic_mfu():
     """m1-l1-mfu draws one published run at a time, so size, tokens and GPU-hours belong together."""
-    
+
     import yaml
 
     bank = ROOT / "quizzes" / "m1" / "l1-what-each-does.yaml"

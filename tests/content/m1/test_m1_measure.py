@@ -7,7 +7,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from coursekit.calc import measure  # noqa: E402
+from coursekit.calc import measure  # noqa: E402 - only once torch is known to import
 
 
 def test_matmul_rows_report_consistent_intensity_and_rate():

@@ -12,7 +12,6 @@ import nbformat
 import pytest
 
 from autograder.judge import engine, verdict
-from autograder.judge import hidden
 from autograder.judge import reference
 from autograder.judge import secrets
 from autograder.release.visible_cases import run_visible
@@ -192,7 +191,7 @@ def test_judge_fails_odd_child_data_without_crashing():
     task = SPEC.task("test_intensity")
     cases = [Case("a", (10, 5)), Case("b", (9, 3))]
     labels = ["case 'a'", "hidden case 1/1 (b)"]
-    judge = lambda report: judge_task(task, labels, cases, [2.0, 3.0], report, [])  # noqa: E731
+    judge = lambda report: judge_task(task, labels, cases, [2.0, 3.0], report, [])
     assert judge({"defined": True, "outputs": [{"value": 2.0}, {"value": 3.0 + 1e-12}]}).passed
     odd_reports = [None, {"defined": True}, {"defined": True, "outputs": [1, 2]},
                    {"defined": True, "outputs": [{"value": 2.0}]},
@@ -211,7 +210,7 @@ def test_memory_is_named_when_it_ended_the_run():
 
     limits = Limits(memory_mb=1280, cpu_s=10)
     died = {"exit_code": None, "cpu_s": 0.5, "start_vm_mb": 650}     # the child inherits 650 MB: 630 MB of room
-    reason = lambda **reply: verdict.failure_reason({**died, **reply}, limits)  # noqa: E731
+    reason = lambda **reply: verdict.failure_reason({**died, **reply}, limits)
     assert reason(signal=11, rss_mb=600).startswith("memory: the notebook's process died from SIGSEGV")
     assert reason(signal=9, rss_mb=600).startswith("memory: the notebook's process died from SIGKILL")
     assert reason(signal=6, rss_mb=500).startswith("memory:")

@@ -9,7 +9,6 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from paths import ROOT
 from pipeline_course import LAB, NB, generate_course
 
 HOSTILE = '<script>alert(1)</script>\u202eevil\x07'

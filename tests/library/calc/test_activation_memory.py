@@ -76,7 +76,7 @@ def test_llama2_7b_uses_its_own_layer_and_the_gpt_estimate_stays_available():
 
 
 def test_the_errata_row_states_the_computed_numbers():
-    
+
     row = next(line for line in (ROOT / "docs" / "errata" / "m1.md").read_text().splitlines()
                if "Llama 2's own layer is counted" in line)
     for flash in (False, True):

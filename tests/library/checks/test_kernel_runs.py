@@ -20,7 +20,7 @@ def test_only_the_learners_cells_count_as_runs(tmp_path):
     try:
         client.wait_for_ready(timeout=120)
         record = record_path(manager.connection_file)
-        read = lambda: json.loads(record.read_text())["last_run"]    # noqa: E731
+        read = lambda: json.loads(record.read_text())["last_run"]
         assert read() is None                                        # started, ran nothing
         client.execute_interactive("x = 1", silent=True, timeout=60)
         client.execute_interactive("y = 2", store_history=False, timeout=60)

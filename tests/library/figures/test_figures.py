@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402 - after matplotlib.use('Agg'), which must come first
 
-from alt_text import meaningful  # noqa: E402
-from coursekit import figures  # noqa: E402
-from coursekit.figure_text import describe_figure, number, style_problems  # noqa: E402
+from alt_text import meaningful  # noqa: E402 - after matplotlib.use('Agg'), which must come first
+from coursekit import figures  # noqa: E402 - after matplotlib.use('Agg'), which must come first
+from coursekit.figure_text import describe_figure, number, style_problems  # noqa: E402 - after matplotlib.use('Agg'), which must come first
 from paths import ROOT
 
 NOTEBOOKS = sorted((ROOT / "course").glob("m*/[0-9]*.ipynb")) + sorted((ROOT / "solutions").glob("*/*.ipynb"))

@@ -39,11 +39,12 @@ def _names_in(node: ast.AST) -> set[str]:
 def type_branches(source: str) -> list[tuple[int, str]]:
     """(line, name) of each `==`/`!=`/`in`/`not in` comparison or `case` pattern against a type name."""
     found = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Compare):
-            found += [(node.lineno, n) for operand in (node.left, *node.comparators) for n in _names_in(operand)]
-        elif isinstance(node, ast.MatchValue):
-            found += [(node.lineno, n) for n in _names_in(node.value)]
+    for tree_node in ast.walk(ast.parse(source)):
+        if isinstance(tree_node, ast.Compare):
+            found += [(tree_node.lineno, n) for operand in (tree_node.left, *tree_node.comparators)
+                      for n in _names_in(operand)]
+        elif isinstance(tree_node, ast.MatchValue):
+            found += [(tree_node.lineno, n) for n in _names_in(tree_node.value)]
     return found
 
 

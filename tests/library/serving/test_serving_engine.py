@@ -143,7 +143,7 @@ def test_the_rule_catches_a_real_bug(pair):
 
 def test_block_allocator_and_prefix_index():
     alloc = BlockAllocator(3)
-    a, b = alloc.allocate(), alloc.allocate()
+    a, _ = alloc.allocate(), alloc.allocate()
     assert alloc.share(a) == a and alloc.refcount[a] == 2 and alloc.num_used == 2
     assert not alloc.release(a) and alloc.release(a) and alloc.num_free == 2
     with pytest.raises(ValueError):

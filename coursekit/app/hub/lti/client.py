@@ -99,7 +99,7 @@ class LmsClient:
                     self.connector._access_tokens.clear()
                     continue
                 raise _reason(error) from None
-            except Exception as error:      # timeouts, refused connections, PyLTI1p3's own errors
+            except Exception as error:      # noqa: BLE001 - timeouts, refused connections, PyLTI1p3's own errors
                 raise _reason(error) from None
 
     def ags(self, lineitem_url: str = ""):

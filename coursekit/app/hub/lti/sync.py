@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from coursekit.app.hub.lti import keys
 from coursekit.app.hub.lti.auth import read_people, remember, people_file
