@@ -16,19 +16,6 @@ die() { echo "course.sh: $*" >&2; exit 1; }
 # pip warns once per package about find-links folders it cannot use; keep real errors only.
 quiet_pip() { grep -v "is ignored: it is neither a file nor a directory" || true; }
 
-# The `course` command's machinery moved into coursekit/app/ (2026-11): after a `git pull` the old folders
-# still hold what git ignores there (the website's npm packages, Python caches), which would show as
-# untracked files. Remove only those, then the folders if nothing else is left in them.
-remove_moved_folders() {
-  local old
-  for old in coursekit/site coursekit/hub coursekit/jupyter-student coursekit/jupyterlab-settings; do
-    [ -d "$old" ] && [ ! -e "$old/__init__.py" ] || continue
-    rm -rf "$old/node_modules"
-    find "$old" -name __pycache__ -type d -prune -exec rm -rf {} +
-    find "$old" -depth -type d -empty -delete
-  done
-}
-
 make_venv() {
   if [ ! -x "$venv/bin/python" ]; then
     "$python" -c 'import sys; sys.exit(sys.version_info < (3, 10))' \
@@ -113,7 +100,6 @@ compile_env() {
 install_axe() { npm_ci tests/a11y "axe-core (the accessibility tests)"; }
 install_site_js() { npm_ci coursekit/app/site "MathJax, RequireJS and the widgets' HTML manager (the website)"; }
 
-remove_moved_folders
 cmd="${1:-}"; [ $# -gt 0 ] && shift
 case "$cmd" in
   start)

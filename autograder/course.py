@@ -21,7 +21,8 @@ from pathlib import Path
 
 from coursekit.paths import course_root
 
-from autograder.spec import LabSpec
+from autograder.quiz_spec import is_quiz, quiz_spec
+from autograder.spec import LabSpec, load_spec
 
 COURSE_ID_LINE = re.compile(r"^c\.CourseDirectory\.course_id = ['\"]([^'\"]+)['\"]", re.MULTILINE)
 
@@ -116,9 +117,6 @@ class Course:
     def spec(self, lab_id: str) -> LabSpec:
         """The lab's spec: solutions/<lab>/spec.py under this root, else in this checkout; a quiz's
         record stands in for the spec of a graded quiz (the same fields)."""
-        from autograder.quiz_spec import is_quiz, quiz_spec
-        from autograder.spec import load_spec
-
         return quiz_spec(self, lab_id) if is_quiz(self, lab_id) else load_spec(lab_id, self.root)
 
     def submissions(self, lab_id: str, student: str | None = None) -> list[Submission]:

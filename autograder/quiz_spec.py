@@ -10,10 +10,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from autograder.course import Course
+
+class Course(Protocol):
+    """What this module reads of autograder.course.Course: its folders. A protocol, so that course.py
+    (above this floor) can import this module and not the other way round."""
+    root: Path
+    solutions: Path
 
 QUIZ_FILE = "quiz.json"
 

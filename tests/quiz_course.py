@@ -13,6 +13,7 @@ import nbformat
 
 from autograder.quiz.assignment import META, student_questions
 from paths import ROOT
+from coursekit.quiz.engine import correct_response
 
 BANKS = ROOT / "tests" / "fixtures" / "quiz" / "good"
 BANK, QUIZ = "m9-module-test", "quiz-m9"
@@ -57,7 +58,7 @@ def questions(student: str):
 
 def written(q, correct: bool):
     """What a student would type: the key as letters or a number, or a plausible wrong answer."""
-    key = q.correct_response()
+    key = correct_response(q)
     if q.type == "single":
         return q.letter(key if correct else next(i for i, o in enumerate(q.item.options) if not o.correct))
     if q.type == "multi":

@@ -6,6 +6,7 @@ from __future__ import annotations
 from coursekit.quiz.bank import pool
 from coursekit.quiz.engine import build_quiz
 from paths import TESTS
+from coursekit.quiz.engine import correct_response
 
 GOOD = TESTS / "fixtures" / "quiz" / "good"
 # Visible ones only: the session's workspace reopens notebooks of earlier tests in background tabs.
@@ -27,5 +28,5 @@ def wrong_response(q):
     if q.type == "single":
         return next(i for i, o in enumerate(q.item.options) if not o.correct)
     if q.type == "multi":
-        return q.correct_response() | {next(i for i, o in enumerate(q.item.options) if not o.correct)}
+        return correct_response(q) | {next(i for i, o in enumerate(q.item.options) if not o.correct)}
     return q.answer * 10

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import yaml
 
 from .items.registry import ITEM_TYPES   # type name -> its kind (coursekit/quiz/items), re-exported
+from .model import Item, Option  # noqa: F401 - re-exported: the bank's own types
 
 BANK_KINDS = ("lesson-quiz", "module-test")
 ITEM_KEYS = frozenset({"id", "type", "stem", "explanation", "source", "values", "shuffle"})  # every type's
@@ -71,33 +72,6 @@ class BankError(Exception):
     def __init__(self, problems: list[Problem]):
         self.problems = list(problems)
         super().__init__("\n".join(str(p) for p in self.problems))
-
-
-@dataclass(frozen=True)
-class Option:
-    text: str
-    correct: bool
-    feedback: str
-
-
-@dataclass(frozen=True)
-class Item:
-    id: str
-    type: str
-    stem: str
-    explanation: str
-    source: str
-    file: str
-    bank_id: str
-    options: tuple[Option, ...] = ()
-    answer: dict | None = None          # {fn, args, scale}
-    tolerance: dict | None = None       # {rel: x} or {abs: x}
-    units: str = ""
-    mistakes: tuple[dict, ...] = ()     # ({value: {fn, args, scale}, feedback: str}, ...)
-    feedback: dict = field(default_factory=dict)  # numeric/param: {correct, incorrect}
-    params: dict = field(default_factory=dict)
-    values: dict = field(default_factory=dict)
-    shuffle: bool = True                # optional: keep authored option order when false
 
 
 @dataclass(frozen=True)

@@ -8,15 +8,13 @@ from __future__ import annotations
 import importlib
 import math
 import string
-from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from ..seeds import derive_seed, rng_for  # noqa: F401  (quizzes' seeds, re-exported)
-from .bank import Bank, Item
+from .bank import Bank
 from .items.registry import item_type
+from .model import LETTERS, Item, Outcome, Question  # noqa: F401 - re-exported: the engine's types
 from .numbers import read_number
-
-LETTERS = string.ascii_uppercase
 
 
 class ItemError(Exception):
@@ -109,46 +107,9 @@ def render(text: str, names: dict, *, what: str = "text") -> str:
 
 # --- one item, instantiated for a seed -----------------------------------------------------------
 
-@dataclass
-class Question:
-    """An item as one learner sees it: texts filled, options in display order, the key computed."""
-    item: Item
-    seed: int
-    params: dict
-    names: dict                                   # params + values (+ answer): what texts may use
-    stem: str
-    explanation: str
-    order: list[int] = field(default_factory=list)          # display position -> option index
-    option_texts: list[str] = field(default_factory=list)   # by option index
-    option_feedback: list[str] = field(default_factory=list)
-    answer: float | None = None
-    mistakes: list[tuple[float, str]] = field(default_factory=list)
-    feedback: dict = field(default_factory=dict)
-
-    @property
-    def id(self) -> str:
-        return self.item.id
-
-    @property
-    def type(self) -> str:
-        return self.item.type
-
-    def choices(self) -> list[tuple[int, str]]:
-        """(option index, text) in the order shown."""
-        return [(i, self.option_texts[i]) for i in self.order]
-
-    def letter(self, index: int) -> str:
-        return LETTERS[self.order.index(index)]
-
-    def index_of_letter(self, letter: str) -> int:
-        pos = LETTERS.find(letter.strip().upper()) if len(letter.strip()) == 1 else -1
-        if pos < 0 or pos >= len(self.order):
-            raise ValueError(f"{letter!r} is not one of the letters {LETTERS[0]}-{LETTERS[len(self.order) - 1]}")
-        return self.order[pos]
-
-    def correct_response(self):
-        """The response that scores full marks (used by the self-test and the answer key)."""
-        return item_type(self.type).correct_response(self)
+def correct_response(q: Question) -> Any:
+    """The response that scores full marks for `q` (used by the self-test, the answer key and tests)."""
+    return item_type(q.type).correct_response(q)
 
 
 def instantiate(item: Item, seed: int = 0) -> Question:
@@ -168,14 +129,6 @@ def instantiate(item: Item, seed: int = 0) -> Question:
 
 
 # --- scoring ----------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Outcome:
-    correct: bool
-    feedback: str        # why this response is right or wrong
-    explanation: str
-    response: Any
-
 
 def within(value: float, target: float, tolerance: dict) -> bool:
     if "abs" in tolerance:

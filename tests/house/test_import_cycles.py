@@ -1,6 +1,7 @@
 """No two modules of `autograder` or `coursekit` import each other, directly or round a longer circle
-(issue #27): a maintainer can read each package bottom-up. Imports inside functions count (they run
-too); imports under `if TYPE_CHECKING:` do not (they never run). Read from the source, not by importing.
+(issue #27): a maintainer can read each package bottom-up. Every import counts: inside functions (they
+run too) and under `if TYPE_CHECKING:` (a type-only import is still a dependency a reader must follow;
+issue 53: let the types live on the floor below). Read from the source, not by importing.
 
 Folded to the grader's stages (issue 41), imports go down the floors docs/DESIGN.md draws, never up
 and never sideways: the stage folders are floors, not labels."""
@@ -26,22 +27,12 @@ def modules() -> dict[str, Path]:
     return found
 
 
-def _type_checking_only(tree: ast.AST) -> set[int]:
-    skipped = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            skipped |= {id(n) for stmt in node.body for n in ast.walk(stmt)}
-    return skipped
-
-
 def imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
     """The project modules `name` imports: `from . import x` is module x when x is one, else the package."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    skipped, found = _type_checking_only(tree), set()
+    found = set()
     for node in ast.walk(tree):
-        if id(node) in skipped:
-            continue
         if isinstance(node, ast.Import):
             found |= {alias.name for alias in node.names if alias.name in known}
         elif isinstance(node, ast.ImportFrom):
@@ -91,6 +82,15 @@ def test_no_import_circles():
     graph = {name: imports(name, path, known) for name, path in known.items()}
     assert len(graph) > 50
     assert not cycles(graph), "modules that import each other:\n" + "\n".join(" <-> ".join(c) for c in cycles(graph))
+
+
+def test_type_only_and_deferred_imports_count(tmp_path):
+    (tmp_path / "a.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg import b\n")
+    (tmp_path / "b.py").write_text("def f():\n    import pkg.a\n")
+    known = {"pkg.a": tmp_path / "a.py", "pkg.b": tmp_path / "b.py"}
+    graph = {name: imports(name, path, known) for name, path in known.items()}
+    assert graph == {"pkg.a": {"pkg.b"}, "pkg.b": {"pkg.a"}}
+    assert cycles(graph) == [["pkg.a", "pkg.b"]]
 
 
 def test_the_checker_finds_a_circle():

@@ -3,18 +3,34 @@ item, in bank.py, engine.py, selftest.py and the website's export), its JupyterL
 its graded-notebook rendering (autograder/quiz/). Its browser code is a script in the same folder
 (site.js), registered in the website's table of types (coursekit/app/site/static/quiz-types.js).
 
-This module imports nothing else of the quiz package, so bank.py and engine.py can look types up without
-an import cycle (registry.py loads the built-in types on first lookup; they import bank and engine).
+This module imports only the package's data types (model.py, the floor below), so bank.py and engine.py
+can look types up without an import circle (registry.py loads the built-in types on first lookup; they
+import bank and engine). What it needs of the bank reader and the widget view it states as protocols.
 """
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:   # types only: the type modules import these, never the other way round
-    from ..bank import Item, _Reader
-    from ..engine import Outcome, Question
-    from ..widgets import QuestionView
+from ..model import Item, Outcome, Question
+
+
+class _Reader(Protocol):
+    """What a type's read() gets from the bank reader (bank._Reader): where to put a problem, and the
+    check of a computed value's {fn, args, scale} mapping."""
+
+    def problem(self, item: str, message: str) -> None: ...
+
+    def text(self, data: dict, key: str, item: str, *, required: bool = True) -> str: ...
+
+    def fn_spec(self, spec: Any, item: str, what: str) -> dict | None: ...
+
+
+class QuestionView(Protocol):
+    """What a type's widget view gets (widgets.QuestionView): the question shown; the view's own controls
+    are attributes it sets in build()."""
+    q: Question
+    number: int
 
 
 class ItemModel(ABC):

@@ -40,31 +40,6 @@ def test_first_set_up_announces_each_step(tmp_path):
     assert "usage: course start" in "\n".join(lines)   # then it hands over to `course start`
 
 
-def test_a_pull_across_the_move_to_coursekit_app_leaves_no_untracked_leftovers(tmp_path):
-    """After `git pull` moved coursekit/site, hub/ and the server settings into coursekit/app/, the old
-    folders keep what git ignores there (npm packages, caches). course.sh removes exactly those, and the
-    folders once empty; anything else a person put there stays, and the current folders are untouched."""
-    (tmp_path / "course.sh").write_bytes((ROOT / "course.sh").read_bytes())
-    (tmp_path / "course.sh").chmod(0o755)
-    old = tmp_path / "coursekit" / "site"
-    (old / "node_modules" / "mathjax").mkdir(parents=True)
-    (old / "node_modules" / "mathjax" / "tex-chtml.js").write_text("x")
-    (old / "__pycache__").mkdir()
-    (old / "__pycache__" / "build.cpython-311.pyc").write_bytes(b"x")
-    (tmp_path / "coursekit" / "hub" / "__pycache__").mkdir(parents=True)
-    mine = tmp_path / "coursekit" / "jupyter-student" / "notes.txt"     # not the course's: kept
-    mine.parent.mkdir(parents=True)
-    mine.write_text("my notes")
-    current = tmp_path / "coursekit" / "app" / "site"
-    (current / "node_modules").mkdir(parents=True)
-    (current / "__init__.py").write_text("")
-    done = subprocess.run(["./course.sh", "no-such-command"], cwd=tmp_path, capture_output=True, text=True)
-    assert done.returncode == 2 and "usage" in done.stderr
-    assert not old.exists() and not (tmp_path / "coursekit" / "hub").exists()
-    assert mine.read_text() == "my notes"
-    assert (current / "node_modules").is_dir() and (current / "__init__.py").exists()
-
-
 def test_hub_after_the_test_set_up_installs_nothing_again(tmp_path):
     """A venv set up with [test,hub,site] has the [hub] extra: `./course.sh hub` goes straight to `course hub`
     (it reinstalled both pip steps before). A venv of stubs: any pip step would run the stub python and fail."""

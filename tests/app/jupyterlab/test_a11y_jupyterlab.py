@@ -13,6 +13,7 @@ from axe import blocking, run_axe, summary
 from coursekit.quiz import load_all_banks
 from jupyterlab_ui import dashboard_notebook, open_notebook, run_all_cells, set_theme
 from waiting import wait_for
+from coursekit.quiz.engine import correct_response
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -41,7 +42,7 @@ def audit_content(page, where: str) -> None:
 
 
 def answers(questions) -> list:
-    return [q.correct_response() for q in questions]
+    return [correct_response(q) for q in questions]
 
 
 def keyboard_walk(page, questions, *, finish: str, check_each: bool, press_finish: bool) -> list[dict]:

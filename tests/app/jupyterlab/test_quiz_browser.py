@@ -17,6 +17,7 @@ from coursekit.quiz.engine import build_quiz
 from coursekit.quiz.widgets import REPEATED_VERDICT
 from jupyterlab_ui import open_notebook, run_all_cells, set_theme
 from quiz_ui import GOOD, QUIZ_ITEMS, first_single_choice_seed, wrong_response
+from coursekit.quiz.engine import correct_response
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -35,7 +36,7 @@ def test_quiz_by_clicking(lab_server, page, artifacts_dir, monkeypatch):
     banks = load_all_banks(GOOD)
     seed = first_single_choice_seed(banks)
     question = build_quiz(banks["m9-l1"], pool(banks["m9-l1"], banks), seed)[0]
-    right = question.correct_response()
+    right = correct_response(question)
     wrong = next(i for i, o in enumerate(question.item.options) if not o.correct)
 
     folder = lab_server.root / f"quiz-browser-{uuid.uuid4().hex[:8]}"
@@ -122,7 +123,7 @@ def test_real_lesson_quiz_by_clicking(lab_server, page, artifacts_dir, monkeypat
     item = items.nth(n)
     assert question.stem[:40] in item.inner_text()
 
-    wrong, right = wrong_response(question), question.correct_response()
+    wrong, right = wrong_response(question), correct_response(question)
     answer_by_clicking(item, question, wrong)
     item.locator(".course-quiz-incorrect").wait_for(timeout=30_000)
     answer_by_clicking(item, question, right)

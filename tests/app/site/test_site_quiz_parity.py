@@ -25,6 +25,7 @@ from coursekit.app.site.quizzes import export_item, lab_modules, outline
 from site_js import MALFORMED, node
 
 from paths import ROOT, TESTS
+from coursekit.quiz.engine import correct_response
 
 FIXTURES = TESTS / "fixtures" / "quiz"
 
@@ -52,7 +53,7 @@ def choice_answers(q) -> list:
     n = len(q.item.options)
     if q.type == "single":
         return list(range(n))
-    key = sorted(q.correct_response())
+    key = sorted(correct_response(q))
     subsets = [list(c) for r in range(0, min(n, 3) + 1) for c in itertools.combinations(range(n), r)]
     return subsets + [key, list(range(n)), key[1:]]
 

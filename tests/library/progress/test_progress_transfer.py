@@ -13,6 +13,7 @@ from coursekit.progress_report import course_report
 from coursekit.app.progress_transfer import export_file, import_file
 
 from paths import ROOT
+from coursekit.quiz.engine import correct_response
 
 
 @pytest.fixture
@@ -68,7 +69,7 @@ def test_jupyterlab_quiz_continues_its_own_attempt_not_the_websites(store):
     banks = load_all_banks(ROOT / "quizzes")
     quiz = LessonQuiz(banks["m1-l1"], banks, seed=None)
     own = quiz.seed
-    quiz.view.questions[0].set_response(quiz.view.questions[0].q.correct_response())
+    quiz.view.questions[0].set_response(correct_response(quiz.view.questions[0].q))
     quiz.view.check(quiz.view.questions[0], quiz.view.check_buttons[0])
     site_file(store / "a.json", [{**site_attempt(True, True), "started": "2999-01-01T00:00:00+00:00"}])
     import_file(store / "a.json")

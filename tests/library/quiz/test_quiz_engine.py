@@ -11,6 +11,7 @@ from coursekit.quiz.engine import (ItemError, build_quiz, derive_seed, draw, gra
                                    render)
 from autograder.quiz.scoring import to_response
 from paths import TESTS
+from coursekit.quiz.engine import correct_response
 
 FIXTURES = TESTS / "fixtures" / "quiz"
 
@@ -80,14 +81,14 @@ def test_numeric_absolute_tolerance(banks):
 
 def test_single_and_multi_scoring(banks):
     single = instantiate(item(banks, "m9-l1-kv"), 0)
-    right = single.correct_response()
+    right = correct_response(single)
     assert grade(single, right).correct
     for i in range(3):
         if i != right:
             outcome = grade(single, i)
             assert not outcome.correct and outcome.feedback == single.option_feedback[i]
     multi = instantiate(item(banks, "m9-l1-training-state"), 0)
-    key = multi.correct_response()
+    key = correct_response(multi)
     assert key == frozenset({0, 1})
     assert grade(multi, key).correct
     assert not grade(multi, {0}).correct                             # all-or-nothing
