@@ -6,14 +6,19 @@ timed (reference engine seconds / learner seconds, judge/speed.py; above 1 is fa
 reference). A task measured as too noisy to judge still has its median ratio, shown with a mark.
 
 Names are opt-in: a learner appears by the display name set in their notebook's own
-`LEADERBOARD_NAME = "..."` (read from the source as data, never run), else as "anonymous". The name is
-untrusted text: control characters go, it is cut to 40 characters, and pages escape it.
+`LEADERBOARD_NAME = "..."` line, else as "anonymous". The line is matched as text and only its short string
+literal is read, so no cell is ever parsed whole: a cell that also holds a 10,000-term sum (which sends
+ast.parse into RecursionError) costs nothing (issue 51). The name is untrusted text: control characters
+go, it is cut to 40 characters, and pages escape it. Two learners who chose the same name (compared
+case- and width-folded) both show a number, "Ada [1]" and "Ada [2]", numbered by student id, so no row
+can be taken for another's.
 """
 from __future__ import annotations
 
 import ast
 import json
 import math
+import re
 import unicodedata
 from dataclasses import dataclass, field
 
@@ -24,6 +29,8 @@ from autograder.record.store import Row, Store
 
 NAME_VARIABLE = "LEADERBOARD_NAME"
 NAME_CHARS = 40
+# `LEADERBOARD_NAME = "..."` alone on its line (a comment may follow); the literal is at most 200 characters
+NAME_LINE = re.compile(r"""^%s[ \t]*=[ \t]*((?:[rRuU])?(?:"[^"\n\\]{0,200}(?:\\.[^"\n\\]{0,200}){0,20}"|'[^'\n\\]{0,200}(?:\\.[^'\n\\]{0,200}){0,20}'))[ \t]*(?:#[^\n]*)?$""" % NAME_VARIABLE, re.M)
 
 
 @dataclass
@@ -56,21 +63,24 @@ def display_name(course: Course, student_id: str, lab_id: str) -> str:
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
         source = cell.get("source", "")
-        source = "".join(source) if isinstance(source, list) else str(source)
-        if NAME_VARIABLE not in source:
-            continue
+        source = "".join(str(part) for part in source) if isinstance(source, list) else str(source)
+        name = name_in(source)
+        if name:
+            return name
+    return "anonymous"
+
+
+def name_in(source: str) -> str:
+    """The cleaned name a cell's `LEADERBOARD_NAME = "..."` line sets, or "" (the cell is never parsed)."""
+    for found in NAME_LINE.finditer(source):
         try:
-            tree = ast.parse(source)
+            value = ast.literal_eval(found.group(1))     # one short string literal: bounded work
         except (SyntaxError, ValueError):
             continue
-        for node in tree.body:
-            if (isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == NAME_VARIABLE
-                                                     for t in node.targets)
-                    and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)):
-                name = clean_name(node.value.value)
-                if name:
-                    return name
-    return "anonymous"
+        name = clean_name(value) if isinstance(value, str) else ""
+        if name:
+            return name
+    return ""
 
 
 def clean_name(text: str) -> str:
@@ -95,7 +105,21 @@ def standings(course: Course, lab_id: str) -> list[Standing]:
     with Store(course.results_db) as store:
         rows = [e.row for e in current(course, store, lab_id) if e.row is not None]
     board = [s for s in (standing(course, row) for row in rows) if s is not None]
-    return rank(board)
+    return rank(disambiguate(board))
+
+
+def disambiguate(board: list[Standing]) -> list[Standing]:
+    """Number the names two or more learners share ("Ada [1]", "Ada [2]", by student id); "anonymous"
+    stays as it is, a choice not to be named."""
+    groups: dict[str, list[Standing]] = {}
+    for s in board:
+        if s.name != "anonymous":
+            groups.setdefault(unicodedata.normalize("NFKC", s.name).casefold(), []).append(s)
+    for same in groups.values():
+        if len(same) > 1:
+            for n, s in enumerate(sorted(same, key=lambda s: s.student_id), 1):
+                s.name = f"{s.name[:NAME_CHARS - 5]} [{n}]"
+    return board
 
 
 def rank(board: list[Standing]) -> list[Standing]:
