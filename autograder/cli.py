@@ -322,8 +322,25 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# commands that print what submissions wrote (flags, reasons, names): through autograder/record/tables.py
+UNTRUSTED_OUTPUT = frozenset({"grade", "status", "report", "feedback"})
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command not in UNTRUSTED_OUTPUT:
+        return _run(args)
+    from autograder.record.tables import VisibleText
+
+    streams = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = VisibleText(sys.stdout), VisibleText(sys.stderr)
+    try:
+        return _run(args)
+    finally:
+        sys.stdout, sys.stderr = streams
+
+
+def _run(args) -> int:
     ensure_alembic_on_path()
     try:
         if args.command == "check":
