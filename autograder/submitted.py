@@ -94,7 +94,8 @@ def read_text(path: Path, base: Path, limit: int = SIDECAR_BYTES) -> str | None:
 def digest(path: Path, base: Path, limit: int = MAX_NOTEBOOK_BYTES) -> str:
     """The results key of a submission: SHA-256 of its bytes; for what is never read, a stable marker
     (`missing`, `refused:fifo`, ...) so status shows the stored refusal and a fixed file is pending
-    again; a file over `limit` is keyed by size, time and inode, not hashed (it fails as too large)."""
+    again; a file over `limit` is keyed by size, time and inode, not hashed (it fails as too large), and a
+    hard-linked file by its inode)."""
     try:
         check(path, base)
         fd = _open(Path(path))
@@ -106,6 +107,10 @@ def digest(path: Path, base: Path, limit: int = MAX_NOTEBOOK_BYTES) -> str:
         return f"unreadable:{error.errno}"
     with os.fdopen(fd, "rb") as handle:
         info = os.fstat(handle.fileno())
+        if info.st_nlink > 1:
+            # a hard link: it may be an instructor file that changes under grading (the gradebook), so its
+            # key is the inode, never the bytes, and the refusal stored for it stays current (issue 51)
+            return f"hardlink:{info.st_dev}:{info.st_ino}"
         if info.st_size > limit:
             return f"oversize:{info.st_size}:{info.st_mtime_ns}:{info.st_ino}"
         sha = hashlib.sha256()

@@ -121,6 +121,24 @@ def test_links_to_instructor_files_are_refused_with_a_reason(course):
     assert "symbolic link" in cli(course, "status", LAB).stdout
 
 
+@pytest.mark.slow
+def test_a_hard_link_to_the_gradebook_is_refused_and_stays_refused(course):
+    """The gradebook changes while a batch grades: keyed by its bytes, the stored refusal never matched
+    and the submission showed pending forever (issue 51). Keyed by its inode, it shows failed with why."""
+    (course / "submitted" / "ada" / LAB).mkdir(parents=True, exist_ok=True)
+    (course / "submitted" / "ada" / LAB / NB).write_text(notebook_text(course))
+    cli(course, "grade", LAB, "--workers", "1", "--no-progress")          # the gradebook exists from here
+    gradebook = course / "gradebook.db"
+    (course / "submitted" / "gbk" / LAB).mkdir(parents=True)
+    os.link(gradebook, course / "submitted" / "gbk" / LAB / NB)
+    cli(course, "grade", LAB, "--workers", "1", "--no-progress")
+    rows = _rows(course)
+    assert rows["gbk"][:2] == ("failed", 0.0) and "hard link to an instructor file" in rows["gbk"][2]
+    status = cli(course, "status", LAB).stdout
+    assert status.rstrip().endswith("0 pending"), status
+    assert "graded now 0" in cli(course, "grade", LAB, "--no-progress").stdout     # nothing left to do
+
+
 def _probe(course, body: str, setup: str = "") -> str:
     """A notebook whose add() returns what `body` computes inside the sandbox: the judge's message for
     the visible case shows it ("expected 5, got ...")."""
