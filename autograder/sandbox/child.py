@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 import resource
 
+from coursekit.app.keyring import join_new_session_keyring
+
 from autograder.sandbox import confine, userns
 from autograder.sandbox.policy import WORKDIR
 from autograder.sandbox.protocol import STATUS_FD
@@ -57,6 +59,10 @@ def enter(conf: confine.Confinement, parent: int) -> list[str]:
         os.setresuid(conf.uid, conf.uid, conf.uid)
     elif mode == "userns":
         userns.drop_capabilities()                 # no uid to drop to: drop what the namespace gave instead
+    # the grader's session keyring (Kerberos tickets, tokens) is inherited: replace it with an empty one
+    problem = join_new_session_keyring()
+    if problem:
+        flags.append(f"sandbox: the child shares the grader's session keyring ({problem})")
     confine._call("prctl", confine.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)   # setuid binaries cannot give root back
     confine.die_with_parent(parent)               # after the uid drop, which clears the setting
     return flags

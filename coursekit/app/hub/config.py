@@ -86,7 +86,7 @@ def configure(c, data: str | Path) -> None:
     c.ConfigurableHTTPProxy.auth_token = layout.proxy_token.read_text().strip()
     c.ConfigurableHTTPProxy.pid_file = str(layout.data / "proxy.pid")
 
-    c.JupyterHub.spawner_class = "jupyterhub.spawner.LocalProcessSpawner"
+    c.JupyterHub.spawner_class = "coursekit.app.hub.spawner.CourseSpawner"   # its own session keyring
     c.Spawner.cmd = [str(Path(settings.python).parent / "jupyterhub-singleuser")]
     # the course's JupyterLab defaults, as `course start` gives them: no news pop-up asking to reach the
     # internet on every server, long lines and printed output wrapped (coursekit/app/lab_defaults.py)
