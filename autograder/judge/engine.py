@@ -516,6 +516,7 @@ def _judge_speed(pool, notebook: Path, spec: LabSpec, cells, secret: bytes, draw
     passed = {t.grade_id for t in result.tasks if t.passed}
     result.speed = speed.measure(pool, notebook, spec, cells, secret, draw, passed)
     verdicts = speed.judged(result.speed, spec.speed)
+    result.flags = [*result.flags, *speed.undecidable_flags(result.speed, spec.speed)]
     result.tasks = [TaskResult(t.grade_id, 0.0, t.max_points, False, f"{spec.task(t.grade_id).title}: {verdicts[t.grade_id]}")
                     if t.grade_id in verdicts else t for t in result.tasks]
 

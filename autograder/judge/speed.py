@@ -11,8 +11,16 @@ each pair on a fresh workload drawn from the instructor's secret (so nothing can
 repeats: every run is a fresh process and every pair new requests), and every learner run's tokens are
 judged against the trusted reference like a graded case. The ratio is reference seconds / learner
 seconds per pair (above 1: faster than the reference), and the verdict takes the median over pairs.
-When the pairs' spread (interquartile range / median) exceeds `spread_limit`, the run is too noisy to
-judge and is measured again (up to `max_rounds` rounds, all pairs kept), never failed for noise.
+When the pairs' spread (interquartile range / median) exceeds `spread_limit`, the run is measured again
+(up to `max_rounds` rounds, all pairs kept).
+
+Noise may delay a verdict, never decide it (issue 51): a median at or above the floor passes; a median
+under the floor fails when the run is steady, or when even its upper quartile (the pairs most favourable
+to the learner) is under the floor, or when it is under half the floor, however the pairs scatter. Only
+a noisy run whose median is under the floor while its upper quartile reaches it is undecidable: it fails
+with a reason that says so, and a flag tells the instructor to grade it again on a quieter machine.
+Before, a noisy run passed whatever its median: a slow engine whose timings scattered scored full marks
+at 0.02x the reference.
 """
 from __future__ import annotations
 
@@ -113,13 +121,39 @@ def _timed(pool, notebook, spec: LabSpec, task, cells, case: Case) -> tuple[Any,
     return got["value"], float(reply.get("cpu_s", 0.0)), None
 
 
+def verdict(measured: dict, speed: SpeedSpec) -> str:
+    """"pass", "fail" or "undecidable" for one task's measurement (see the module's docstring)."""
+    ratios, median = measured["pairs"], measured["ratio"]
+    if median >= speed.floor:
+        return "pass"
+    upper = statistics.quantiles(ratios, n=4, method="inclusive")[2] if len(ratios) >= 2 else median
+    if not measured["noisy"] or upper < speed.floor or median < speed.floor / 2:
+        return "fail"
+    return "undecidable"
+
+
 def judged(results: dict, speed: SpeedSpec) -> dict[str, str]:
-    """grade_id -> why the task fails on speed (an error while timed, or a median under the floor)."""
+    """grade_id -> why the task fails on speed (an error while timed, a median under the floor, or a run
+    too noisy to tell)."""
     verdicts = {}
     for grade_id, measured in results.items():
         if "error" in measured:
             verdicts[grade_id] = f"speed run failed: {measured['error']}"
-        elif not measured["noisy"] and measured["ratio"] < speed.floor:
+            continue
+        said = verdict(measured, speed)
+        pairs = f"median of {len(measured['pairs'])} timed pairs"
+        if said == "fail":
             verdicts[grade_id] = (f"too slow: {measured['ratio']:.2f}x the reference engine's speed at this milestone "
-                                  f"(median of {len(measured['pairs'])} timed pairs; at least {speed.floor:.2f}x passes)")
+                                  f"({pairs}; at least {speed.floor:.2f}x passes)")
+        elif said == "undecidable":
+            verdicts[grade_id] = (f"speed undecidable: {measured['ratio']:.2f}x the reference engine's speed ({pairs}), "
+                                  f"under the {speed.floor:.2f}x floor, but the timings scattered too widely to "
+                                  f"tell (spread {measured['spread']:.2f}); your instructor will time it again")
     return verdicts
+
+
+def undecidable_flags(results: dict, speed: SpeedSpec) -> list[str]:
+    """Flags for the instructor: tasks whose speed could not be told apart from the floor."""
+    return [f"speed undecidable for {grade_id}: a noisy run ({measured['ratio']:.2f}x, spread "
+            f"{measured['spread']:.2f}) under the {speed.floor:.2f}x floor; grade it again on a quieter machine"
+            for grade_id, measured in results.items() if "error" not in measured and verdict(measured, speed) == "undecidable"]
