@@ -73,20 +73,42 @@ def seed(source: Path, target: Path, account: pwd.struct_passwd) -> None:
 
 
 SHELL_MARK = "# llm-course: the course's commands (written by `course hub`)"
+SHELL_END = "# llm-course: end"
 
 
-def shell_path(account: pwd.struct_passwd, scripts: Path) -> None:
-    """Put the course's scripts (`course`, `autograder`) on PATH in the person's own shells, as over
-    ssh: ~/.profile for login shells, the top of ~/.bashrc (before its "not interactive" return) for
-    the rest. Once; the person's own lines are kept."""
-    block = (f'{SHELL_MARK}\ncase ":$PATH:" in *":{scripts}:"*) ;; '
-             f'*) export PATH="{scripts}:$PATH" ;; esac\n')
+def shell_block(scripts: Path, config_path: str) -> str:
+    """The lines for a person's shells: the course's scripts on PATH, and the Jupyter config folders their
+    server reads (the class exchange, the course id), unless the shell already has them (a JupyterLab
+    terminal inherits its server's)."""
+    return (f'{SHELL_MARK}\ncase ":$PATH:" in *":{scripts}:"*) ;; *) export PATH="{scripts}:$PATH" ;; esac\n'
+            f'export JUPYTER_CONFIG_PATH="${{JUPYTER_CONFIG_PATH:-{config_path}}}"\n{SHELL_END}\n')
+
+
+def _without_block(text: str) -> tuple[str, int]:
+    """`text` less the course's block (one written by an older `course hub` ends after its one PATH line),
+    and where it stood (-1: none)."""
+    start = text.find(SHELL_MARK)
+    if start < 0:
+        return text, -1
+    end = text.find(SHELL_END, start)
+    end = text.find("\n", end if end >= 0 else start + len(SHELL_MARK) + 1)
+    return text[:start] + text[end + 1 if end >= 0 else len(text):], start
+
+
+def shell_path(account: pwd.struct_passwd, scripts: Path, config_path: str) -> None:
+    """Put the course's scripts (`course`, `autograder`, `nbgrader`) on PATH and the class's Jupyter config
+    in the person's own shells, as over ssh: ~/.profile for login shells, the top of ~/.bashrc (before
+    its "not interactive" return) for the rest. The block is rewritten in place on every run (a new
+    `course hub` brings its lines to older accounts); the person's own lines are kept."""
+    block = shell_block(scripts, config_path)
     for name, first in ((".bashrc", True), (".profile", False)):
         path = Path(account.pw_dir) / name
-        text = path.read_text() if path.exists() else ""
-        if SHELL_MARK in text:
-            continue
-        path.write_text(block + text if first else text + ("\n" if text else "") + block)
+        text, where = _without_block(path.read_text() if path.exists() else "")
+        if where >= 0:
+            text = text[:where] + block + text[where:]
+        else:
+            text = block + text if first else text + ("\n" if text else "") + block
+        path.write_text(text)
         os.chown(path, account.pw_uid, account.pw_gid)
 
 

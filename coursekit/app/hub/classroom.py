@@ -95,6 +95,14 @@ class Layout:
     def read_settings(self) -> Settings:
         return Settings(**json.loads(self.settings.read_text()))
 
+    def config_path(self, home: Path, instructor: bool) -> str:
+        """JUPYTER_CONFIG_PATH for a person: their server's and their own shells' (ssh) alike, so that
+        nbgrader finds the class's exchange and course id however they come in. An instructor's own
+        course folder comes first (its nbgrader_config.py), then what instructors' servers add."""
+        folders = ([str(Path(home) / INSTRUCTOR_COURSE), str(self.jupyter_config / "instructor")] if instructor
+                   else [str(self.jupyter_config / "student")])
+        return os.pathsep.join([*folders, str(self.jupyter_config)])
+
 
 def _private_token(path: Path) -> None:
     if not path.exists():
@@ -196,8 +204,9 @@ def admit(layout: Layout, settings: Settings, username: str, role: str) -> None:
     student. Idempotent; also called by the LTI authenticator for someone who first arrives from the LMS."""
     account = ensure_account(username, layout.home(username))
     home = Path(account.pw_dir)
-    shell_path(account, Path(settings.python).parent)
-    if role in ("instructor", "ta"):
+    teaching = role in ("instructor", "ta")
+    shell_path(account, Path(settings.python).parent, layout.config_path(home, teaching))
+    if teaching:
         (home / INSTRUCTOR_COURSE).mkdir(exist_ok=True)
         os.chown(home / INSTRUCTOR_COURSE, account.pw_uid, account.pw_gid)
         for entry in COURSE_ENTRIES:

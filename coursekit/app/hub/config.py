@@ -22,9 +22,8 @@ def server_environment(layout: Layout, username: str, instructor: bool) -> tuple
     """The environment and the folder a person's JupyterLab starts in."""
     home = Path(pwd.getpwnam(username).pw_dir)
     venv_bin = str(Path(layout.read_settings().python).parent)
-    shared = [str(layout.jupyter_config / "student"), str(layout.jupyter_config)]
     env = {"PATH": venv_bin + os.pathsep + "/usr/local/bin:/usr/bin:/bin",
-           "JUPYTER_CONFIG_PATH": os.pathsep.join(shared),
+           "JUPYTER_CONFIG_PATH": layout.config_path(home, instructor),
            "COURSE_ROOT": str(course_root())}      # lessons import coursekit and read quiz banks from here
     if not instructor:
         if layout.tutor_config.is_file():     # the class's tutor: limits and labs it is off for; the
@@ -32,10 +31,7 @@ def server_environment(layout: Layout, username: str, instructor: bool) -> tuple
             env["COURSE_TUTOR_SERVICE"] = service_url(layout.data)   # service, which alone holds the key
         return env, str(home)
     course = home / INSTRUCTOR_COURSE
-    env.update(COURSE_ROOT=str(course),
-               JUPYTER_CONFIG_PATH=os.pathsep.join([str(course), str(layout.jupyter_config / "instructor"),
-                                                    str(layout.jupyter_config)]),
-               COURSE_GRADING_SECRET=layout.secret.read_text().strip())
+    env.update(COURSE_ROOT=str(course), COURSE_GRADING_SECRET=layout.secret.read_text().strip())
     if os.environ.get("COURSE_QUICK"):
         env["COURSE_QUICK"] = os.environ["COURSE_QUICK"]
     return env, str(course)

@@ -35,8 +35,13 @@ def login_shell(hub: RunningHub, name: str, script: str) -> subprocess.Completed
 
 def test_the_instructor_grades_from_a_shell_of_their_own(class_hub):
     done = login_shell(class_hub, "prof", "cd ~/course && autograder generate toy-pipeline "
+                                          "&& nbgrader release_assignment toy-pipeline "
                                           "&& autograder grade toy-pipeline --no-progress")
     assert done.returncode == 0, done.stdout + done.stderr
+    # released into the class's exchange (the profile's lines), and a student's ssh shell lists it there
+    assert (class_hub.data / "exchange" / "llm-train-vs-infer" / "outbound" / "toy-pipeline").is_dir()
+    listed = login_shell(class_hub, "ada", "nbgrader list")
+    assert listed.returncode == 0 and "llm-train-vs-infer toy-pipeline" in listed.stderr, listed.stderr
     assert "Traceback" not in done.stderr, done.stderr
     # the class's secret, the one JupyterLab's terminal grades with: the same hidden cases either way
     secret = class_hub.home("prof") / "course" / "instructor-secret"
