@@ -11,7 +11,7 @@ import pwd
 from pathlib import Path
 
 from coursekit.paths import course_root
-from coursekit.app.hub import leaderboard as leaderboards
+from coursekit.app.hub import bound, leaderboard as leaderboards
 from coursekit.app.hub.classroom import INSTRUCTOR_COURSE, Layout, cull_every
 from coursekit.app.lab_defaults import lab_default_args
 from coursekit.app.hub.proxy import ensure_proxy
@@ -77,7 +77,12 @@ def configure(c, data: str | Path) -> None:
 
         use_lti(c, layout, settings, lambda name: server_environment(layout, name, instructor=False)[0])
 
-    c.ConfigurableHTTPProxy.command = [str(ensure_proxy())]
+    # every service (the culler too) and the proxy end on the hub's first signal, and with the hub however
+    # it ends (coursekit/app/hub/bound.py)
+    for service in c.JupyterHub.services:
+        if "command" in service:
+            service["command"] = bound.command(settings.python, service["command"])
+    c.ConfigurableHTTPProxy.command = bound.command(settings.python, [str(ensure_proxy())])
     c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{settings.proxy_api_port}"
     c.ConfigurableHTTPProxy.auth_token = layout.proxy_token.read_text().strip()
     c.ConfigurableHTTPProxy.pid_file = str(layout.data / "proxy.pid")
