@@ -158,7 +158,16 @@ def cmd_export(args, course: Course) -> int:
         skipped, labs = labs, graded_only(course, labs)
         for lab in sorted(set(skipped) - set(labs)):
             print(f"note: {lab} has no graded submissions: no column for it", file=sys.stderr)
-    text, warnings = form.write(course, labs, dict(item.split("=", 1) for item in args.canvas_id))
+    logins = None
+    if args.logins_from:
+        from autograder.record.export import logins_from_roster
+
+        try:
+            logins = logins_from_roster(args.logins_from)
+        except ValueError as error:
+            print(f"autograder export: {error}", file=sys.stderr)
+            return 2
+    text, warnings = form.write(course, labs, dict(item.split("=", 1) for item in args.canvas_id), logins)
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if args.output:
@@ -278,6 +287,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="; ".join(f"{name}: {form.help}" for name, form in FORMATS.items()))
     p.add_argument("--canvas-id", action="append", default=[], metavar="LAB=ID",
                    help="Canvas assignment id of a lab (repeatable)")
+    p.add_argument("--logins-from", metavar="ROSTER.csv",
+                   help="the hub's roster (username,role[,name]): its usernames fill Canvas's SIS Login ID "
+                        "(default: class-roster.csv in the course folder, which `course hub` writes)")
     p.add_argument("-o", "--output")
     p.set_defaults(handler=cmd_export)
 

@@ -21,8 +21,11 @@ Everything a class needs to carry on after a restart lives here; nothing is in t
 """
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
+import pwd
 import secrets
 import sys
 from dataclasses import asdict, dataclass
@@ -35,6 +38,9 @@ from coursekit.app.hub.roster import Roster
 COURSE_ID = "llm-train-vs-infer"
 INSTRUCTOR_COURSE = "course"     # ~/course: the instructor's nbgrader course directory
 COURSE_ENTRIES = ("nbgrader_config.py", "solutions", "labs")   # what that copy holds
+# the class's roster in each instructor's ~/course, kept current: `autograder export --format canvas`
+# fills Canvas's login column with its usernames (autograder/record/export.py reads the same name)
+CLASS_ROSTER = "class-roster.csv"
 STUDENT_LESSONS = "lessons"      # ~/lessons: a student's own copy of the lesson notebooks
 CULL_TIMEOUT = 3600              # seconds idle before a server (hub) or a kernel (in its server) is stopped
 
@@ -195,8 +201,22 @@ def prepare(layout: Layout, roster: Roster, settings: Settings) -> list[Path]:
             os.chmod(answers, 0o700)
     for member in roster.members:
         admit(layout, settings, member.username, member.role)
+    for username in roster.instructors:
+        write_class_roster(roster, Path(pwd.getpwnam(username).pw_dir) / INSTRUCTOR_COURSE / CLASS_ROSTER)
     layout.settings.write_text(json.dumps(asdict(settings), indent=2) + "\n")
     return opened
+
+
+def write_class_roster(roster: Roster, path: Path) -> None:
+    """The roster's people (username,role,name) where the instructor's tools read them, owned by that
+    instructor (the roster `course hub` was given may be root's alone)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["username", "role", "name"])
+    writer.writerows([m.username, m.role, m.name] for m in roster.members)
+    path.write_text(out.getvalue())
+    owner = path.parent.stat()
+    os.chown(path, owner.st_uid, owner.st_gid)
 
 
 def admit(layout: Layout, settings: Settings, username: str, role: str) -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from coursekit.app.hub.accounts import SHELL_MARK, shell_path
-from coursekit.app.hub.classroom import COURSE_ID, Layout, Settings, prepare
+from coursekit.app.hub.classroom import CLASS_ROSTER, COURSE_ID, Layout, Settings, prepare
 from coursekit.app.hub.roster import load_roster
 from hub_server import class_course, kill_user_processes
 
@@ -63,6 +63,9 @@ def test_a_login_shell_points_nbgrader_at_the_class_exchange(class_data):
     # a JupyterLab terminal already has its server's value: the lines keep it
     kept = login_shell(prefix + "ada", "JUPYTER_CONFIG_PATH=/from/server bash -ic 'echo $JUPYTER_CONFIG_PATH'")
     assert kept.stdout.strip().splitlines()[-1] == "/from/server"
+    # the class roster where `autograder export --format canvas` finds the logins, the instructor's own
+    roster = login_shell(prefix + "prof", f"cat ~/course/{CLASS_ROSTER}")
+    assert roster.returncode == 0 and f"{prefix}ada,student," in roster.stdout, roster.stderr
     assert login_shell(prefix + "ada", "command -v course").stdout.strip() == f"{Path(sys.executable).parent}/course"
 
 
