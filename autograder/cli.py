@@ -85,7 +85,7 @@ def cmd_collect(args, course: Course) -> int:
 def cmd_grade(args, course: Course) -> int:
     from autograder.judge.engine import Limits
     from autograder.batch.lab import grade_lab
-    from autograder.batch.report import summary_table
+    from autograder.batch.report import sandbox_line, summary_table
     from autograder.judge.secrets import load_secret
     from autograder.record.status import current_rows
     from autograder.record.store import Store
@@ -108,6 +108,7 @@ def cmd_grade(args, course: Course) -> int:
             if args.student:
                 rows = [r for r in rows if r.student_id == args.student]
             print(summary_table(report, rows))
+            print(sandbox_line(limits.isolate, report.graded))
             errors += len(report.errors) + len(report.unpublished)
         if args.post_to_lms:      # grades back to the LMS right away (autograder/lms/, docs/LMS.md)
             from autograder.lms.commands import post_after_grading
