@@ -115,3 +115,21 @@ def test_a_bound_child_ends_when_its_hub_is_killed(stand_in_hub):
     wait_for(lambda: became_sleep(child), 30, "the exec into sleep")
     hub.kill()                              # no clean-up: only the kernel's parent-death signal reaches it
     wait_for(lambda: not running(child), 30, "the bound child to end with its hub")
+
+
+def test_the_tutor_answers_the_hubs_health_check_at_its_own_address(tmp_path):
+    """The hub asks for each service's URL at start: a 404 there was a stray error line in its log."""
+    (tmp_path / "hub.json").write_text(json.dumps({}))
+    port = free_port()
+    service = started("coursekit.app.hub.tutor_service", tmp_path, port)
+    try:
+        wait_for(lambda: listening(port) or service.poll() is not None, 120, "the tutor to listen")
+        import urllib.request
+
+        for path in ("/services/tutor/", "/"):
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=30) as answer:
+                assert answer.status == 200 and b"tutor" in answer.read()
+    finally:
+        service.kill()
+        service.wait()
+    assert "404" not in service.stderr.read()
