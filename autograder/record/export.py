@@ -37,7 +37,7 @@ def export_csv(course: Course, labs: list[str]) -> str:
     with Store(course.results_db) as store:
         for lab in labs:
             late = late_penalties(course, lab)
-            outgoing = standings(course, lab) if course.gradebook.exists() else {}
+            outgoing = _outgoing_if_known(course, lab)
             for e in current(course, store, lab):
                 r, sent = e.row, outgoing.get(e.student_id)
                 writer.writerow([e.student_id, lab, e.state, f"{r.score:g}" if r else "",
@@ -46,6 +46,14 @@ def export_csv(course: Course, labs: list[str]) -> str:
                                  r.submission_hash if r else "", f"{late.get(e.student_id, 0.0):g}" if r else "",
                                  f"{sent.score:g}" if sent and sent.score is not None else ""])
     return out.getvalue()
+
+
+def _outgoing_if_known(course: Course, lab: str) -> dict:
+    """The outgoing scores, or none for a lab the gradebook does not know yet (nothing can leave)."""
+    try:
+        return standings(course, lab)
+    except (FileNotFoundError, ValueError):
+        return {}
 
 
 def late_penalties(course: Course, lab: str) -> dict[str, float]:
@@ -77,7 +85,13 @@ def export_canvas(course: Course, labs: list[str], assignment_ids: dict[str, str
     with Store(course.results_db) as store:
         roster = store.roster()
         graded = {lab: {e.student_id for e in current(course, store, lab)} for lab in labs}
-    outgoing = {lab: standings(course, lab) for lab in labs}
+    outgoing = {}
+    for lab in labs:
+        try:
+            outgoing[lab] = standings(course, lab)
+        except (FileNotFoundError, ValueError) as error:      # no gradebook, or the lab not in it
+            outgoing[lab] = {}
+            warnings.append(f"{lab}: {error}; its column is left blank")
     students = sorted(set(roster) | {s for lab in labs for s in graded[lab] | set(outgoing[lab])})
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
