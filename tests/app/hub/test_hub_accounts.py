@@ -1,4 +1,4 @@
-"""The lines `course hub` writes into each person's ~/.profile and ~/.bashrc: over ssh (a login shell with
+"""A class prepared as `course hub` prepares it, without a running hub. The lines `course hub` writes into each person's ~/.profile and ~/.bashrc: over ssh (a login shell with
 nothing of the server's environment) nbgrader finds the class's exchange, not its default
 /usr/local/share/nbgrader/exchange. A class prepared as `course hub` prepares it (accounts cth<hex>-*,
 removed at the end), without starting the hub; the whole ssh day against a running hub is in
@@ -84,3 +84,22 @@ def test_an_older_block_is_rewritten_and_the_persons_own_lines_kept(tmp_path):
         assert "/venv/bin:" not in text.replace(f"{tmp_path}/venv/bin", "")
     assert (tmp_path / ".bashrc").read_text().endswith("alias ll='ls -l'\n")
     assert (tmp_path / ".profile").read_text().startswith("umask 022\n")
+
+
+def test_remove_accounts_ends_the_term_and_keeps_the_files(class_data):
+    layout, prefix = class_data
+    home = pwd.getpwnam(prefix + "ada").pw_dir
+    left = subprocess.Popen(["runuser", "-u", prefix + "ada", "--", "sleep", "300"])   # a job left behind
+    done = subprocess.run([sys.executable, "-m", "coursekit.app.cli", "hub", "remove-accounts", "--data",
+                           str(layout.data)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert left.wait(timeout=30) != 0
+    for name in ("prof", "ada"):
+        with pytest.raises(KeyError):
+            pwd.getpwnam(prefix + name)
+        assert f"removed the account {prefix}{name}" in done.stdout
+    assert Path(home, ".profile").is_file() and "2 account(s) removed" in done.stdout
+    (layout.data / "jupyterhub.pid").write_text(f"{os.getpid()}\n")       # not a hub: the pid's command is checked
+    again = subprocess.run([sys.executable, "-m", "coursekit.app.cli", "hub", "remove-accounts", "--data",
+                            str(layout.data)], capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0 and "0 account(s) removed" in again.stdout
