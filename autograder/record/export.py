@@ -133,7 +133,8 @@ def logins_from_roster(path: str | Path) -> dict[str, str]:
     if not rows or "username" not in rows[0]:
         raise ValueError(f"{path}: no `username` column (the hub's roster: username,role[,name])")
     return {row["username"].strip(): (row.get("sis_login_id") or row["username"]).strip()
-            for row in rows if (row.get("username") or "").strip() and (row.get("role") or "student").strip() == "student"}
+            for row in rows
+            if (row.get("username") or "").strip() and (row.get("role") or "student").strip() == "student"}
 
 
 # --- formats: `autograder export --format NAME` dispatches through this table ------------------------

@@ -60,5 +60,6 @@ def standings(course: Course, lab: str) -> dict[str, Standing]:
         found = {sub.student.id: standing(sub, *pipeline.get(sub.student.id, ("", "")), maximum, lab)
                  for sub in gb.assignment_submissions(lab)}
     for student in pipeline:       # collected, never graded: not in the gradebook yet
-        found.setdefault(student, Standing(student, None, maximum, reason=f"not yet graded (run `autograder grade {lab}`)"))
+        found.setdefault(student, Standing(student, None, maximum,
+                                           reason=f"not yet graded (run `autograder grade {lab}`)"))
     return found

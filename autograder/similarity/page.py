@@ -87,7 +87,8 @@ def render(report: Report) -> str:
     # the library's functions by module: the names of a hundred functions (most of them other labs') say less
     modules = Counter(name.rsplit(".", 1)[0].split(".<locals>")[0] for name in report.boilerplate[1:])
     left_out = "".join(f"<li>{escape(b)}</li>\n" for b in report.boilerplate[:1]) + "".join(
-        f"<li>{escape(module)}: {count} function{'s' if count > 1 else ''}</li>\n" for module, count in sorted(modules.items()))
+        f"<li>{escape(module)}: {count} function{'s' if count > 1 else ''}</li>\n"
+        for module, count in sorted(modules.items()))
     references = "".join(f"<li>{escape(name)}</li>\n" for name in report.reference_code)
     return "".join([
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n',

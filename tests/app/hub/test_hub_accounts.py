@@ -1,8 +1,8 @@
-"""A class prepared as `course hub` prepares it, without a running hub. The lines `course hub` writes into each person's ~/.profile and ~/.bashrc: over ssh (a login shell with
-nothing of the server's environment) nbgrader finds the class's exchange, not its default
-/usr/local/share/nbgrader/exchange. A class prepared as `course hub` prepares it (accounts cth<hex>-*,
-removed at the end), without starting the hub; the whole ssh day against a running hub is in
-tests/app/hub/test_hub_stop.py."""
+"""A class prepared as `course hub` prepares it (accounts cth<hex>-*, removed at the end), without starting
+the hub: the lines it writes into each person's ~/.profile and ~/.bashrc, so that over ssh (a login shell
+with nothing of the server's environment) nbgrader finds the class's exchange, not its default
+/usr/local/share/nbgrader/exchange; the class roster in the instructor's course; and the end of term
+(`course hub remove-accounts`). The whole ssh day against a running hub is in tests/app/hub/test_hub_stop.py."""
 from __future__ import annotations
 
 import os

@@ -128,7 +128,8 @@ def test_the_page_states_the_reference_rules_minimum_and_lists_this_labs_referen
     listed = re.search(r"This lab's reference code</summary>\n<ul>\n(.*?)</ul>", page, re.S).group(1)
     forbidden = {name for task in corpus_spec(lab3).tasks for name in task.forbids if name.startswith("coursekit")}
     assert forbidden and all(f"<li>{name}</li>" in listed for name in forbidden)
-    assert listed.count("<li>") == len(forbidden) + sum(n.startswith("solution notebook") for n in report.reference_code)
+    cells = sum(name.startswith("solution notebook") for name in report.reference_code)
+    assert listed.count("<li>") == len(forbidden) + cells
     left_out = page.split("<h2>Left out of matching</h2>", 1)[1].split("</details>", 1)[0]
     assert left_out.count("<li>") < len(report.boilerplate) and "coursekit.nn.decoder" in left_out   # by module
 
