@@ -5,8 +5,11 @@ Its own hub (not the shared class hub of tests/app/hub/test_hub.py): the last te
 """
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import requests
@@ -83,3 +86,37 @@ def test_course_hub_stop_ends_the_class(class_hub):
     assert again.returncode == 0 and "no hub is running" in again.stdout, again.stdout + again.stderr
     for username in class_hub.users.values():
         kill_user_processes(username)
+
+
+def _stat(pid: int) -> list[str] | None:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
+def children_of(parent: int) -> dict[int, str]:
+    """pid -> command line of the live children of `parent`."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        fields = _stat(int(entry.name)) if entry.name.isdigit() else None
+        if fields and int(fields[1]) == parent and fields[0] != "Z":
+            try:
+                found[int(entry.name)] = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            except OSError:
+                pass
+    return found
+
+
+def test_a_killed_hub_takes_its_services_and_proxy_with_it(class_hub):
+    """However the hub ends (here SIGKILL: no clean-up of its own), nothing it started for itself outlives it
+    (coursekit/app/hub/bound.py); a proxy and an idle culler once ran on for hours after theirs."""
+    class_hub.start()
+    hub_pid = class_hub.process.pid               # `course hub` execs JupyterHub: the same process
+    kinds = ("configurable-http-proxy", "jupyterhub_idle_culler", "tutor_service", "hub.leaderboard")
+    started = wait_for(lambda: (lambda c: c if all(any(k in line for line in c.values()) for k in kinds) else None)(
+        children_of(hub_pid)), 120, "the hub's proxy and services")
+    os.kill(hub_pid, signal.SIGKILL)
+    class_hub.process.wait(timeout=30)
+    wait_for(lambda: all((_stat(pid) or ["Z"])[0] == "Z" for pid in started), 60,
+             f"the hub's children to end with it: {started}")
