@@ -32,7 +32,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from coursekit.paths import course_root
-from coursekit.app.hub.accounts import ensure_account, make_reachable, seed, shell_path
+from coursekit.app.hub.accounts import AccountError, ensure_account, make_reachable, seed, shell_path, write_in_home
 from coursekit.app.hub.roster import Roster
 
 COURSE_ID = "llm-train-vs-infer"
@@ -202,21 +202,22 @@ def prepare(layout: Layout, roster: Roster, settings: Settings) -> list[Path]:
     for member in roster.members:
         admit(layout, settings, member.username, member.role)
     for username in roster.instructors:
-        write_class_roster(roster, Path(pwd.getpwnam(username).pw_dir) / INSTRUCTOR_COURSE / CLASS_ROSTER)
+        write_class_roster(roster, pwd.getpwnam(username))
     layout.settings.write_text(json.dumps(asdict(settings), indent=2) + "\n")
     return opened
 
 
-def write_class_roster(roster: Roster, path: Path) -> None:
-    """The roster's people (username,role,name) where the instructor's tools read them, owned by that
-    instructor (the roster `course hub` was given may be root's alone)."""
+def write_class_roster(roster: Roster, account) -> None:
+    """The roster's people (username,role,name) in the instructor's ~/course, where their tools read them,
+    theirs (the roster `course hub` was given may be root's alone)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["username", "role", "name"])
     writer.writerows([m.username, m.role, m.name] for m in roster.members)
-    path.write_text(out.getvalue())
-    owner = path.parent.stat()
-    os.chown(path, owner.st_uid, owner.st_gid)
+    try:
+        write_in_home(Path(account.pw_dir) / INSTRUCTOR_COURSE / CLASS_ROSTER, out.getvalue(), account)
+    except AccountError as error:
+        print(f"course hub: {error}", file=sys.stderr)
 
 
 def admit(layout: Layout, settings: Settings, username: str, role: str) -> None:

@@ -103,3 +103,18 @@ def test_remove_accounts_ends_the_term_and_keeps_the_files(class_data):
     again = subprocess.run([sys.executable, "-m", "coursekit.app.cli", "hub", "remove-accounts", "--data",
                             str(layout.data)], capture_output=True, text=True, timeout=120)
     assert again.returncode == 0 and "0 account(s) removed" in again.stdout
+
+
+def test_a_linked_shell_file_is_never_followed(tmp_path, capsys):
+    """root rewrites the block at every `course hub`: a ~/.bashrc linked to a file of root's must not lead
+    the write there (a person owns their home and could make such a link)."""
+    me = pwd.getpwuid(os.getuid())
+    account = pwd.struct_passwd((me.pw_name, "x", me.pw_uid, me.pw_gid, "", str(tmp_path / "home"), "/bin/bash"))
+    (tmp_path / "home").mkdir()
+    target = tmp_path / "passwd"
+    target.write_text("root:x:0:0::/root:/bin/bash\n")
+    (tmp_path / "home" / ".bashrc").symlink_to(target)
+    os.link(target, tmp_path / "home" / ".profile")         # a second name for it: not touched either
+    shell_path(account, tmp_path / "venv" / "bin", "/class/jupyter-config")
+    assert target.read_text() == "root:x:0:0::/root:/bin/bash\n"
+    assert ".bashrc is not a plain file" in capsys.readouterr().err
