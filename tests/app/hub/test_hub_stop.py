@@ -111,6 +111,7 @@ def children_of(parent: int) -> dict[int, str]:
 def test_a_killed_hub_takes_its_services_and_proxy_with_it(class_hub):
     """However the hub ends (here SIGKILL: no clean-up of its own), nothing it started for itself outlives it
     (coursekit/app/hub/bound.py); a proxy and an idle culler once ran on for hours after theirs."""
+    class_hub.stop_hub()                          # stopped already by the test before, unless run alone
     class_hub.start()
     hub_pid = class_hub.process.pid               # `course hub` execs JupyterHub: the same process
     kinds = ("configurable-http-proxy", "jupyterhub_idle_culler", "tutor_service", "hub.leaderboard")
