@@ -79,6 +79,7 @@ def test_course_hub_stop_ends_the_class(class_hub):
         requests.get(class_hub.url, timeout=5)
     log = class_hub.log.read_text()
     assert "Traceback" not in log and "AttributeError" not in log, class_hub.log_tail()
+    assert "404 GET /services/tutor" not in log, class_hub.log_tail()     # the hub's check finds the tutor
     # asked through the API, which ends the hub's periodic checks before its clean-up (coursekit/app/hub/stop.py)
     assert "202 POST /hub/api/shutdown" in log, class_hub.log_tail()
     again = subprocess.run([sys.executable, "-m", "coursekit.app.cli", "hub", "stop", "--data", str(class_hub.data)],
