@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import signal
 import statistics
 import subprocess
@@ -87,6 +88,7 @@ def main() -> int:
                 print(f"  {variant}: {times[variant][-1]:.1f} s", file=sys.stderr, flush=True)
     finally:
         hub.cleanup()
+        shutil.rmtree(course.parent, ignore_errors=True)
     now, before = statistics.median(times["bound (now)"]), statistics.median(times["plain (before)"])
     print(f"`course hub stop`, {args.students} student(s) and an instructor, each with a server; hub started "
           f"with SIGINT ignored; median of {args.rounds} round(s)")
