@@ -22,6 +22,7 @@ c.ExportApp.plugin_class = "autograder.record.nbgrader_export.StatusCsvExportPlu
 # `nbgrader release_assignment` (formgrader's Release too) sends students only the lab's notebook,
 # its checks file and the data files its spec declares, whatever else lies in labs/<lab>/.
 c.ExchangeFactory.release_assignment = "autograder.release.exchange.AllowlistReleaseAssignment"
+c.ExchangeFactory.release_feedback = "autograder.release.exchange.FinalNameReleaseFeedback"   # logs the real file
 # Feedback and formgrader pages show what students wrote with no script, handler or javascript: URL
 # (autograder/record/safe_html.py; `autograder feedback` passes the same on nbgrader's command line).
 c.HTMLExporter.sanitize_html = True

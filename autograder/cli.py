@@ -85,7 +85,7 @@ def cmd_collect(args, course: Course) -> int:
 def cmd_grade(args, course: Course) -> int:
     from autograder.judge.engine import Limits
     from autograder.batch.lab import grade_lab
-    from autograder.batch.report import summary_table
+    from autograder.batch.report import sandbox_line, summary_table
     from autograder.judge.secrets import load_secret
     from autograder.record.status import current_rows
     from autograder.record.store import Store
@@ -108,6 +108,7 @@ def cmd_grade(args, course: Course) -> int:
             if args.student:
                 rows = [r for r in rows if r.student_id == args.student]
             print(summary_table(report, rows))
+            print(sandbox_line(limits.isolate, report.graded))
             errors += len(report.errors) + len(report.unpublished)
         if args.post_to_lms:      # grades back to the LMS right away (autograder/lms/, docs/LMS.md)
             from autograder.lms.commands import post_after_grading
@@ -158,7 +159,16 @@ def cmd_export(args, course: Course) -> int:
         skipped, labs = labs, graded_only(course, labs)
         for lab in sorted(set(skipped) - set(labs)):
             print(f"note: {lab} has no graded submissions: no column for it", file=sys.stderr)
-    text, warnings = form.write(course, labs, dict(item.split("=", 1) for item in args.canvas_id))
+    logins = None
+    if args.logins_from:
+        from autograder.record.export import logins_from_roster
+
+        try:
+            logins = logins_from_roster(args.logins_from)
+        except ValueError as error:
+            print(f"autograder export: {error}", file=sys.stderr)
+            return 2
+    text, warnings = form.write(course, labs, dict(item.split("=", 1) for item in args.canvas_id), logins)
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if args.output:
@@ -278,6 +288,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="; ".join(f"{name}: {form.help}" for name, form in FORMATS.items()))
     p.add_argument("--canvas-id", action="append", default=[], metavar="LAB=ID",
                    help="Canvas assignment id of a lab (repeatable)")
+    p.add_argument("--logins-from", metavar="ROSTER.csv",
+                   help="the hub's roster (username,role[,name]): its usernames fill Canvas's SIS Login ID "
+                        "(default: class-roster.csv in the course folder, which `course hub` writes)")
     p.add_argument("-o", "--output")
     p.set_defaults(handler=cmd_export)
 

@@ -292,8 +292,42 @@ def pytest_xdist_auto_num_workers(config):
     return int(os.environ.get("COURSE_TEST_WORKERS") or min(os.cpu_count() or 1, 4))
 
 
+class Leftovers:
+    """The suite leaves nothing running: a process a test started that outlives the session fails the run,
+    named with its command line, and is killed (tests/leftovers.py). Checked where the tests run (each
+    xdist worker, or this process with -n 0); under xdist the controller gathers the workers' findings."""
+    def __init__(self, runs_tests: bool) -> None:
+        self.runs_tests, self.found = runs_tests, {}
+        if runs_tests:
+            from leftovers import become_subreaper
+
+            self.runs_tests = become_subreaper()
+
+    def pytest_sessionfinish(self, session):
+        if self.runs_tests:
+            from leftovers import leftovers
+
+            self.found.update({str(pid): line for pid, line in leftovers().items()})
+            if hasattr(session.config, "workeroutput"):
+                session.config.workeroutput["leftovers"] = self.found
+        if self.found and session.exitstatus == 0:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node, error):
+        self.found.update(getattr(node, "workeroutput", {}).get("leftovers", {}))
+
+    def pytest_terminal_summary(self, terminalreporter):
+        if self.found:
+            terminalreporter.section("processes the tests started outlived the session (killed now)", red=True)
+            for pid, line in sorted(self.found.items()):
+                terminalreporter.line(f"{pid}: {line[:300]}", red=True)
+
+
 def pytest_configure(config):
     config.pluginmanager.register(LongestFirst(), "course-longest-first")
+    controller = getattr(config.option, "dist", "no") != "no" and not hasattr(config, "workerinput")
+    config.pluginmanager.register(Leftovers(runs_tests=not controller), "course-leftovers")
     # an xdist worker has `workerinput` (its environment variable is inherited by a pytest a test starts)
     if config.getoption("--store-durations") and not hasattr(config, "workerinput"):
         config.pluginmanager.register(StoreDurations(config.getoption("--durations-table")), "course-durations")

@@ -51,6 +51,21 @@ class Progress:
             self.bar.close()
 
 
+def sandbox_line(isolate: bool, rows: list[Row], euid: int | None = None) -> str:
+    """Where the submissions ran (sandbox/child.py's modes), and any that ran with a protection missing
+    (the `sandbox:` flags the child raised), so the instructor knows without reading every flag."""
+    import os
+
+    if not isolate:
+        return "sandbox: OFF (--unconfined): student code ran with your own permissions"
+    root = (os.geteuid() if euid is None else euid) == 0
+    where = ("sandboxed as root: own namespaces, an allowlist root, an unprivileged uid" if root else
+             "sandboxed in a user namespace of its own: an allowlist root, no network, no capabilities")
+    short = [r.student_id for r in rows if any(str(f).startswith("sandbox:") for f in r.result.get("flags", []))]
+    return where + (f"; {len(short)} with a protection missing (their `sandbox:` flags): {', '.join(short[:10])}"
+                    + (" ..." if len(short) > 10 else "") if short else "; every protection in place")
+
+
 def summary_table(report: BatchReport, rows: list[Row]) -> str:
     """Counts, score statistics and every failure with its reason (rows: the lab's current rows)."""
     from autograder.record.tables import table

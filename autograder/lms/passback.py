@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from autograder.course import Course
 from coursekit.app.hub.lti.client import LmsClient, LmsError
 from autograder.lms.ledger import Ledger
-from autograder.lms.scores import standings
+from autograder.record.outgoing import standings
 from autograder.record.tables import table
 from coursekit.app.hub.lti.names import LtiNameError, unix_name
 from coursekit.app.hub.lti.platform import Platform

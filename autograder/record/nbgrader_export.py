@@ -15,6 +15,7 @@ from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.plugins.export import CsvExportPlugin
 
 from autograder.course import Course
+from autograder.record.outgoing import standing
 from autograder.record.status import current
 from autograder.record.store import Store
 
@@ -71,10 +72,10 @@ class StatusCsvExportPlugin(CsvExportPlugin):
         if not state:   # graded outside the pipeline (plain nbgrader autograde): read nbgrader's own marks
             failed = any(nb.flagged and nb.needs_manual_grade for nb in submission.notebooks)
             state = "failed" if failed else ("needs manual grade" if submission.needs_manual_grade else "graded")
-        penalty = submission.late_submission_penalty or 0.0
-        scored = state in ("graded", "needs manual grade")   # a failed or pending notebook has no score
+        sent = standing(submission, state, reason, assignment.max_score, assignment.name)    # record/outgoing.py
+        scored = sent.score is not None     # a failed or pending notebook has no score, unless graded by hand
         return {**row, "timestamp": submission.timestamp or "",
-                "raw_score": submission.score if scored else "",
-                "late_submission_penalty": penalty if scored else "",
-                "score": max(0.0, submission.score - penalty) if scored else "",
+                "raw_score": sent.raw if scored else "",
+                "late_submission_penalty": sent.penalty if scored else "",
+                "score": sent.score if scored else "",
                 "status": state, "reason": reason}

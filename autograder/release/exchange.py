@@ -12,12 +12,13 @@ submit work the grader then refuses.
 """
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import stat
 from pathlib import Path, PurePosixPath
 
-from nbgrader.exchange.default import ExchangeReleaseAssignment
+from nbgrader.exchange.default import ExchangeReleaseAssignment, ExchangeReleaseFeedback
 
 
 class AllowlistReleaseAssignment(ExchangeReleaseAssignment):
@@ -54,3 +55,25 @@ class AllowlistReleaseAssignment(ExchangeReleaseAssignment):
             with open(path, "rb", opener=lambda p, f: os.open(p, f | os.O_NOFOLLOW)) as reader, \
                     open(target, "wb") as writer:
                 shutil.copyfileobj(reader, writer)
+
+
+class _FinalName(logging.Filter):
+    """nbgrader's release_feedback copies each page to `<hash>-tmp.html`, moves it to `<hash>.html`, then
+    logs the first name ("Feedback released to: ...-tmp.html", a file that no longer exists)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.msg, str) and record.msg.startswith("Feedback released to: "):
+            record.msg = record.msg.replace("-tmp.html", ".html")
+        return True
+
+
+class FinalNameReleaseFeedback(ExchangeReleaseFeedback):
+    """nbgrader's feedback release, whose log names the page a student fetches."""
+
+    def copy_files(self):
+        fix = _FinalName()
+        self.log.addFilter(fix)
+        try:
+            return super().copy_files()
+        finally:
+            self.log.removeFilter(fix)

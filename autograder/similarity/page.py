@@ -8,6 +8,8 @@ underlined, and colours at 4.5:1 or more on their backgrounds.
 """
 from __future__ import annotations
 
+from collections import Counter
+
 from html import escape
 
 from autograder.similarity.match import Match
@@ -82,7 +84,12 @@ def render(report: Report) -> str:
                  escape(m.b.doc.name), f"{100 * m.cover_b:.0f}%", str(m.tokens_b)]
                 for i, m in enumerate(report.references, 1)]
     skipped = "".join(f"<li>{escape(s)}: {escape(r)}</li>\n" for s, r in report.skipped)
-    left_out = "".join(f"<li>{escape(b)}</li>\n" for b in report.boilerplate)
+    # the library's functions by module: the names of a hundred functions (most of them other labs') say less
+    modules = Counter(name.rsplit(".", 1)[0].split(".<locals>")[0] for name in report.boilerplate[1:])
+    left_out = "".join(f"<li>{escape(b)}</li>\n" for b in report.boilerplate[:1]) + "".join(
+        f"<li>{escape(module)}: {count} function{'s' if count > 1 else ''}</li>\n"
+        for module, count in sorted(modules.items()))
+    references = "".join(f"<li>{escape(name)}</li>\n" for name in report.reference_code)
     return "".join([
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n',
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n',
@@ -93,19 +100,22 @@ def render(report: Report) -> str:
         f"<p>{len(report.compared)} submissions compared, {len(report.skipped)} skipped. A pair is listed when "
         f"at least {100 * report.threshold:.0f}% of one side's own code (its code outside the starter notebook "
         f"and the course library) and at least {report.min_tokens} tokens lie in matching regions; reference "
-        f"code is listed when {100 * report.ref_threshold:.0f}% of it is found in a submission. Names and "
+        f"code is listed when {100 * report.ref_threshold:.0f}% of it, and at least {report.min_tokens} tokens, "
+        "are found in a submission (a shorter piece, such as a one-line formula, is never listed). Names and "
         "literals are normalised, so renamed variables, new comments and moved cells still match.</p>\n",
         "<h2>Pairs of submissions</h2>\n",
         _summary(pair_rows, ["student", "student", "similarity", "of first", "of second", "regions"],
                  "Pairs of submissions above the threshold, most similar first"),
         "<h2>Matches with the course's reference code</h2>\n",
-        "<p>The solution notebook's answer cells and the course-library functions a task forbids: a match is "
-        "reference code pasted under another name.</p>\n",
+        "<p>The solution notebook's answer cells and the course-library functions this lab's tasks forbid: a "
+        f"match is reference code pasted under another name. Only a piece of at least {report.min_tokens} "
+        "tokens can be listed.</p>\n",
+        f"<details>\n<summary>This lab's reference code</summary>\n<ul>\n{references}</ul>\n</details>\n",
         _summary(ref_rows, ["student", "reference", "of reference", "tokens"],
                  "Submissions containing reference code, largest share first"),
         "<h2>Skipped submissions</h2>\n", f"<ul>\n{skipped}</ul>\n" if skipped else "<p>None.</p>\n",
         f"<h2>Left out of matching</h2>\n<details>\n<summary>The released starter and {len(report.boilerplate) - 1} "
-        f"course-library functions the lab imports</summary>\n<ul>\n{left_out}</ul>\n</details>\n",
+        f"course-library functions of the modules the lab imports</summary>\n<ul>\n{left_out}</ul>\n</details>\n",
         "<h2>Matching regions: pairs of submissions</h2>\n",
         "".join(_pair_section(i, m, False) for i, m in enumerate(report.pairs[:MAX_SHOWN], 1)) or "<p>None.</p>\n",
         "<h2>Matching regions: reference code</h2>\n",

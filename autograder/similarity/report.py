@@ -35,6 +35,7 @@ class Report:
     pairs: list[Match]                                     # student with student, best first
     references: list[Match]                                # student (a) with reference code (b)
     boilerplate: list[str] = field(default_factory=list)   # what was left out of matching
+    reference_code: list[str] = field(default_factory=list)  # this lab's: solution cells, what its tasks forbid
 
 
 def _keep(match: Match | None, score: float, threshold: float, min_tokens: int) -> bool:
@@ -73,7 +74,9 @@ def build(course: Course, lab: str, threshold: float = THRESHOLD, min_tokens: in
     return Report(lab, threshold, min_tokens, ref_threshold, [d.name for d in students], skipped,
                   sorted(pairs, key=lambda m: (-m.score, m.a.doc.name, m.b.doc.name)),
                   sorted(found, key=lambda m: (-m.cover_b, m.a.doc.name, m.b.doc.name)),
-                  [f"{spec.lab_id}/{spec.notebook} (released starter)"] + [d.name for d in library])
+                  [f"{spec.lab_id}/{spec.notebook} (released starter)"] + [d.name for d in library],
+                  [d.name for d in references if d.name.startswith("solution notebook")]
+                  + [name for name in forbidden if name.startswith("coursekit")])
 
 
 def _pct(x: float) -> str:
@@ -83,7 +86,7 @@ def _pct(x: float) -> str:
 def text(report: Report) -> str:
     out = [f"== {report.lab}: similarity of {len(report.compared)} submissions ({len(report.skipped)} skipped); "
            f"a pair is listed at {_pct(report.threshold)} of one side's own code and {report.min_tokens} tokens, "
-           f"a reference match at {_pct(report.ref_threshold)} of the reference. "
+           f"a reference match at {_pct(report.ref_threshold)} of the reference and {report.min_tokens} tokens. "
            "A report to read, not a grade."]
     rows = [[m.a.doc.name, m.b.doc.name, _pct(m.score), _pct(m.cover_a), _pct(m.cover_b), len(m.regions)]
             for m in report.pairs]

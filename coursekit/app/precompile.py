@@ -16,6 +16,7 @@ import hashlib
 import subprocess
 import sys
 import sysconfig
+import time
 from pathlib import Path
 
 from coursekit.paths import course_root
@@ -50,10 +51,13 @@ def precompile(announce: bool = False) -> bool:
     if packages_compiled():
         _compileall(*course)
         return False
-    if announce:
+    if announce:   # 153 CPU-s measured on a 2-core machine (benchmarks/RESULTS.md, "Where the full run's CPU goes")
         print("byte-compiling the environment for servers that cannot write their own caches (class "
-              "accounts): a few minutes, once per install ...", flush=True)
+              "accounts), once per install: about 150 CPU-seconds, 75 s on 2 cores ...", flush=True)
+    started = time.monotonic()
     _compileall(sysconfig.get_paths()["purelib"], *course)
+    if announce:
+        print(f"byte-compiled in {time.monotonic() - started:.0f} s", flush=True)
     try:
         COMPILED_STAMP.write_text(_install_id() + "\n")
     except OSError:

@@ -10,6 +10,7 @@ import pwd
 import shutil
 import stat
 import subprocess
+import sys
 from pathlib import Path
 
 FIRST_UID = 1000   # accounts below this are the system's: never hand one of them to a roster name
@@ -73,21 +74,79 @@ def seed(source: Path, target: Path, account: pwd.struct_passwd) -> None:
 
 
 SHELL_MARK = "# llm-course: the course's commands (written by `course hub`)"
+SHELL_END = "# llm-course: end"
 
 
-def shell_path(account: pwd.struct_passwd, scripts: Path) -> None:
-    """Put the course's scripts (`course`, `autograder`) on PATH in the person's own shells, as over
-    ssh: ~/.profile for login shells, the top of ~/.bashrc (before its "not interactive" return) for
-    the rest. Once; the person's own lines are kept."""
-    block = (f'{SHELL_MARK}\ncase ":$PATH:" in *":{scripts}:"*) ;; '
-             f'*) export PATH="{scripts}:$PATH" ;; esac\n')
+def shell_block(scripts: Path, config_path: str) -> str:
+    """The lines for a person's shells: the course's scripts on PATH, and the Jupyter config folders their
+    server reads (the class exchange, the course id), unless the shell already has them (a JupyterLab
+    terminal inherits its server's)."""
+    return (f'{SHELL_MARK}\ncase ":$PATH:" in *":{scripts}:"*) ;; *) export PATH="{scripts}:$PATH" ;; esac\n'
+            f'export JUPYTER_CONFIG_PATH="${{JUPYTER_CONFIG_PATH:-{config_path}}}"\n{SHELL_END}\n')
+
+
+def _without_block(text: str) -> tuple[str, int]:
+    """`text` less the course's block (one written by an older `course hub` ends after its one PATH line),
+    and where it stood (-1: none)."""
+    start = text.find(SHELL_MARK)
+    if start < 0:
+        return text, -1
+    end = text.find(SHELL_END, start)
+    end = text.find("\n", end if end >= 0 else start + len(SHELL_MARK) + 1)
+    return text[:start] + text[end + 1 if end >= 0 else len(text):], start
+
+
+def _open_own(path: Path, flags: int) -> int | None:
+    """A file in a person's home, opened by root without following a link (O_NOFOLLOW) and only if it is
+    a regular file with one name: they own the folder, and a ~/.bashrc linked to /etc/passwd must not
+    lead root's write there. None for anything else."""
+    try:
+        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    except FileNotFoundError:
+        return None
+    except OSError as error:          # ELOOP: a symbolic link
+        raise AccountError(f"{path} is not a plain file ({error.strerror}); not touched") from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
+        os.close(fd)
+        raise AccountError(f"{path} is not a plain file with one name; not touched")
+    return fd
+
+
+def read_in_home(path: Path) -> str:
+    fd = _open_own(path, os.O_RDONLY)
+    if fd is None:
+        return ""
+    with os.fdopen(fd) as handle:
+        return handle.read()
+
+
+def write_in_home(path: Path, text: str, account: pwd.struct_passwd) -> None:
+    """Write `text` to a file in the person's home (created theirs), as _open_own allows."""
+    fd = _open_own(path, os.O_WRONLY | os.O_CREAT)
+    with os.fdopen(fd, "w") as handle:
+        os.fchown(handle.fileno(), account.pw_uid, account.pw_gid)
+        handle.truncate(0)
+        handle.write(text)
+
+
+def shell_path(account: pwd.struct_passwd, scripts: Path, config_path: str) -> None:
+    """Put the course's scripts (`course`, `autograder`, `nbgrader`) on PATH and the class's Jupyter config
+    in the person's own shells, as over ssh: ~/.profile for login shells, the top of ~/.bashrc (before
+    its "not interactive" return) for the rest. The block is rewritten in place on every run (a new
+    `course hub` brings its lines to older accounts); the person's own lines are kept."""
+    block = shell_block(scripts, config_path)
     for name, first in ((".bashrc", True), (".profile", False)):
         path = Path(account.pw_dir) / name
-        text = path.read_text() if path.exists() else ""
-        if SHELL_MARK in text:
-            continue
-        path.write_text(block + text if first else text + ("\n" if text else "") + block)
-        os.chown(path, account.pw_uid, account.pw_gid)
+        try:
+            text, where = _without_block(read_in_home(path))
+            if where >= 0:
+                text = text[:where] + block + text[where:]
+            else:
+                text = block + text if first else text + ("\n" if text else "") + block
+            write_in_home(path, text, account)
+        except AccountError as error:      # the person's own business; the rest of the class goes on
+            print(f"course hub: {error}", file=sys.stderr)
 
 
 def remove_account(username: str) -> None:

@@ -21,20 +21,26 @@ Everything a class needs to carry on after a restart lives here; nothing is in t
 """
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
+import pwd
 import secrets
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from coursekit.paths import course_root
-from coursekit.app.hub.accounts import ensure_account, make_reachable, seed, shell_path
+from coursekit.app.hub.accounts import AccountError, ensure_account, make_reachable, seed, shell_path, write_in_home
 from coursekit.app.hub.roster import Roster
 
 COURSE_ID = "llm-train-vs-infer"
 INSTRUCTOR_COURSE = "course"     # ~/course: the instructor's nbgrader course directory
 COURSE_ENTRIES = ("nbgrader_config.py", "solutions", "labs")   # what that copy holds
+# the class's roster in each instructor's ~/course, kept current: `autograder export --format canvas`
+# fills Canvas's login column with its usernames (autograder/record/export.py reads the same name)
+CLASS_ROSTER = "class-roster.csv"
 STUDENT_LESSONS = "lessons"      # ~/lessons: a student's own copy of the lesson notebooks
 CULL_TIMEOUT = 3600              # seconds idle before a server (hub) or a kernel (in its server) is stopped
 
@@ -94,6 +100,14 @@ class Layout:
 
     def read_settings(self) -> Settings:
         return Settings(**json.loads(self.settings.read_text()))
+
+    def config_path(self, home: Path, instructor: bool) -> str:
+        """JUPYTER_CONFIG_PATH for a person: their server's and their own shells' (ssh) alike, so that
+        nbgrader finds the class's exchange and course id however they come in. An instructor's own
+        course folder comes first (its nbgrader_config.py), then what instructors' servers add."""
+        folders = ([str(Path(home) / INSTRUCTOR_COURSE), str(self.jupyter_config / "instructor")] if instructor
+                   else [str(self.jupyter_config / "student")])
+        return os.pathsep.join([*folders, str(self.jupyter_config)])
 
 
 def _private_token(path: Path) -> None:
@@ -187,8 +201,23 @@ def prepare(layout: Layout, roster: Roster, settings: Settings) -> list[Path]:
             os.chmod(answers, 0o700)
     for member in roster.members:
         admit(layout, settings, member.username, member.role)
+    for username in roster.instructors:
+        write_class_roster(roster, pwd.getpwnam(username))
     layout.settings.write_text(json.dumps(asdict(settings), indent=2) + "\n")
     return opened
+
+
+def write_class_roster(roster: Roster, account) -> None:
+    """The roster's people (username,role,name) in the instructor's ~/course, where their tools read them,
+    theirs (the roster `course hub` was given may be root's alone)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["username", "role", "name"])
+    writer.writerows([m.username, m.role, m.name] for m in roster.members)
+    try:
+        write_in_home(Path(account.pw_dir) / INSTRUCTOR_COURSE / CLASS_ROSTER, out.getvalue(), account)
+    except AccountError as error:
+        print(f"course hub: {error}", file=sys.stderr)
 
 
 def admit(layout: Layout, settings: Settings, username: str, role: str) -> None:
@@ -196,8 +225,9 @@ def admit(layout: Layout, settings: Settings, username: str, role: str) -> None:
     student. Idempotent; also called by the LTI authenticator for someone who first arrives from the LMS."""
     account = ensure_account(username, layout.home(username))
     home = Path(account.pw_dir)
-    shell_path(account, Path(settings.python).parent)
-    if role in ("instructor", "ta"):
+    teaching = role in ("instructor", "ta")
+    shell_path(account, Path(settings.python).parent, layout.config_path(home, teaching))
+    if teaching:
         (home / INSTRUCTOR_COURSE).mkdir(exist_ok=True)
         os.chown(home / INSTRUCTOR_COURSE, account.pw_uid, account.pw_gid)
         for entry in COURSE_ENTRIES:

@@ -27,6 +27,14 @@ def hub(args: argparse.Namespace) -> int:
         except StopError as error:
             print(f"course hub stop: {error}", file=sys.stderr)
             return 1
+    if args.action == "remove-accounts":
+        from coursekit.app.hub.end_of_term import EndOfTermError, remove_accounts
+
+        try:
+            return remove_accounts(args.data)
+        except EndOfTermError as error:
+            print(f"course hub remove-accounts: {error}", file=sys.stderr)
+            return 1
     if args.lti_sync_every < 1:
         print(f"course hub: --lti-sync-every {args.lti_sync_every}: give a number of seconds, at least 1", file=sys.stderr)
         return 1
@@ -69,8 +77,10 @@ def hub(args: argparse.Namespace) -> int:
 def register(sub) -> None:
     p = sub.add_parser("hub", help="run the course for a class: JupyterHub, one Unix account per roster line; "
                        "`course hub stop` ends it")
-    p.add_argument("action", nargs="?", choices=["stop"],
-                   help="stop: stop every server, the hub, its services and proxy (files and grades kept)")
+    p.add_argument("action", nargs="?", choices=["stop", "remove-accounts"],
+                   help="stop: stop every server, the hub, its services and proxy (files and grades kept); "
+                        "remove-accounts: at the end of term, after stop, remove the class's Unix accounts "
+                        "(homes, exchange and grades kept in --data)")
     p.add_argument("--roster", help="CSV with columns username,role[,name] (role: instructor|student); "
                    "to start, this, --lti-config or both")
     p.add_argument("--lti-config", metavar="FILE", help="the LMS's LTI 1.3 settings: launches from the LMS (docs/LMS.md)")

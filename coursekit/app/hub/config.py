@@ -11,7 +11,7 @@ import pwd
 from pathlib import Path
 
 from coursekit.paths import course_root
-from coursekit.app.hub import leaderboard as leaderboards
+from coursekit.app.hub import bound, leaderboard as leaderboards
 from coursekit.app.hub.classroom import INSTRUCTOR_COURSE, Layout, cull_every
 from coursekit.app.lab_defaults import lab_default_args
 from coursekit.app.hub.proxy import ensure_proxy
@@ -22,9 +22,8 @@ def server_environment(layout: Layout, username: str, instructor: bool) -> tuple
     """The environment and the folder a person's JupyterLab starts in."""
     home = Path(pwd.getpwnam(username).pw_dir)
     venv_bin = str(Path(layout.read_settings().python).parent)
-    shared = [str(layout.jupyter_config / "student"), str(layout.jupyter_config)]
     env = {"PATH": venv_bin + os.pathsep + "/usr/local/bin:/usr/bin:/bin",
-           "JUPYTER_CONFIG_PATH": os.pathsep.join(shared),
+           "JUPYTER_CONFIG_PATH": layout.config_path(home, instructor),
            "COURSE_ROOT": str(course_root())}      # lessons import coursekit and read quiz banks from here
     if not instructor:
         if layout.tutor_config.is_file():     # the class's tutor: limits and labs it is off for; the
@@ -32,10 +31,7 @@ def server_environment(layout: Layout, username: str, instructor: bool) -> tuple
             env["COURSE_TUTOR_SERVICE"] = service_url(layout.data)   # service, which alone holds the key
         return env, str(home)
     course = home / INSTRUCTOR_COURSE
-    env.update(COURSE_ROOT=str(course),
-               JUPYTER_CONFIG_PATH=os.pathsep.join([str(course), str(layout.jupyter_config / "instructor"),
-                                                    str(layout.jupyter_config)]),
-               COURSE_GRADING_SECRET=layout.secret.read_text().strip())
+    env.update(COURSE_ROOT=str(course), COURSE_GRADING_SECRET=layout.secret.read_text().strip())
     if os.environ.get("COURSE_QUICK"):
         env["COURSE_QUICK"] = os.environ["COURSE_QUICK"]
     return env, str(course)
@@ -81,7 +77,12 @@ def configure(c, data: str | Path) -> None:
 
         use_lti(c, layout, settings, lambda name: server_environment(layout, name, instructor=False)[0])
 
-    c.ConfigurableHTTPProxy.command = [str(ensure_proxy())]
+    # every service (the culler too) and the proxy end on the hub's first signal, and with the hub however
+    # it ends (coursekit/app/hub/bound.py)
+    for service in c.JupyterHub.services:
+        if "command" in service:
+            service["command"] = bound.command(settings.python, service["command"])
+    c.ConfigurableHTTPProxy.command = bound.command(settings.python, [str(ensure_proxy())])
     c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{settings.proxy_api_port}"
     c.ConfigurableHTTPProxy.auth_token = layout.proxy_token.read_text().strip()
     c.ConfigurableHTTPProxy.pid_file = str(layout.data / "proxy.pid")

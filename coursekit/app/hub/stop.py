@@ -21,8 +21,9 @@ from pathlib import Path
 from coursekit.app.hub.classroom import Layout
 
 SERVERS_TIMEOUT = 120       # seconds for every server to stop (each gets SIGTERM, then SIGKILL after 5 s)
-HUB_TIMEOUT = 60            # seconds for the hub to stop its services and proxy once asked: seconds in practice,
-                            # since every course service ends on the hub's first signal (coursekit/app/hub/services.py)
+HUB_TIMEOUT = 60            # seconds for the hub to stop its services and proxy once asked: 2 s in practice
+                            # (benchmarks/RESULTS.md), since every service and the proxy end on the hub's first
+                            # signal (coursekit/app/hub/bound.py, services.py)
 
 
 class StopError(RuntimeError):

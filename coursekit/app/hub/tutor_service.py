@@ -140,7 +140,14 @@ def make_app(data: Path, auth, limiter: Limiter | None = None):
             detail = error_text.decode("utf-8", "replace").strip().replace(key or "\0", "[key]")
             return self.fail(502, f"the class's model server answered HTTP {status[0]}: {detail[:500]}")
 
-    return web.Application([(r"(?:/services/tutor)?/v1/chat/completions", Chat)])
+    class Here(web.RequestHandler):
+        """The service's own address: the hub's health check (and its start) asks for it; a 404 there
+        read as a fault in the hub's log."""
+        def get(self):
+            self.set_header("Content-Type", "text/plain; charset=utf-8")
+            self.finish("the class's tutor: POST v1/chat/completions from a student's server\n")
+
+    return web.Application([(r"(?:/services/tutor)?/v1/chat/completions", Chat), (r"(?:/services/tutor)?/?", Here)])
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -88,6 +88,7 @@ def test_a_hostile_submission_graded_in_the_instructors_terminal_reaches_nothing
     assert rows[ada].status == "graded" and rows[ada].score == 6.0, summary
     # graded in a user namespace: not one protection missing, so no infrastructure flag at all
     assert not [f for f in rows[ada].result.get("flags", []) if f.startswith("sandbox:")], rows[ada].result
+    assert "sandboxed in a user namespace of its own" in summary and "every protection in place" in summary, summary
     reached = re.search(r"exited with status (\d+)", rows[mallory].reason or "")
     assert reached and int(reached.group(1)) == 1, (rows[mallory].reason, summary)
     assert _digest(course / "solutions") | {"notes": hashlib.sha256(notes.read_bytes()).hexdigest()} == kept

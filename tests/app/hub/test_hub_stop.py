@@ -5,8 +5,11 @@ Its own hub (not the shared class hub of tests/app/hub/test_hub.py): the last te
 """
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import requests
@@ -35,8 +38,13 @@ def login_shell(hub: RunningHub, name: str, script: str) -> subprocess.Completed
 
 def test_the_instructor_grades_from_a_shell_of_their_own(class_hub):
     done = login_shell(class_hub, "prof", "cd ~/course && autograder generate toy-pipeline "
+                                          "&& nbgrader release_assignment toy-pipeline "
                                           "&& autograder grade toy-pipeline --no-progress")
     assert done.returncode == 0, done.stdout + done.stderr
+    # released into the class's exchange (the profile's lines), and a student's ssh shell lists it there
+    assert (class_hub.data / "exchange" / "llm-train-vs-infer" / "outbound" / "toy-pipeline").is_dir()
+    listed = login_shell(class_hub, "ada", "nbgrader list")
+    assert listed.returncode == 0 and "llm-train-vs-infer toy-pipeline" in listed.stderr, listed.stderr
     assert "Traceback" not in done.stderr, done.stderr
     # the class's secret, the one JupyterLab's terminal grades with: the same hidden cases either way
     secret = class_hub.home("prof") / "course" / "instructor-secret"
@@ -71,6 +79,7 @@ def test_course_hub_stop_ends_the_class(class_hub):
         requests.get(class_hub.url, timeout=5)
     log = class_hub.log.read_text()
     assert "Traceback" not in log and "AttributeError" not in log, class_hub.log_tail()
+    assert "404 GET /services/tutor" not in log, class_hub.log_tail()     # the hub's check finds the tutor
     # asked through the API, which ends the hub's periodic checks before its clean-up (coursekit/app/hub/stop.py)
     assert "202 POST /hub/api/shutdown" in log, class_hub.log_tail()
     again = subprocess.run([sys.executable, "-m", "coursekit.app.cli", "hub", "stop", "--data", str(class_hub.data)],
@@ -78,3 +87,38 @@ def test_course_hub_stop_ends_the_class(class_hub):
     assert again.returncode == 0 and "no hub is running" in again.stdout, again.stdout + again.stderr
     for username in class_hub.users.values():
         kill_user_processes(username)
+
+
+def _stat(pid: int) -> list[str] | None:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
+def children_of(parent: int) -> dict[int, str]:
+    """pid -> command line of the live children of `parent`."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        fields = _stat(int(entry.name)) if entry.name.isdigit() else None
+        if fields and int(fields[1]) == parent and fields[0] != "Z":
+            try:
+                found[int(entry.name)] = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            except OSError:
+                pass
+    return found
+
+
+def test_a_killed_hub_takes_its_services_and_proxy_with_it(class_hub):
+    """However the hub ends (here SIGKILL: no clean-up of its own), nothing it started for itself outlives it
+    (coursekit/app/hub/bound.py); a proxy and an idle culler once ran on for hours after theirs."""
+    class_hub.stop_hub()                          # stopped already by the test before, unless run alone
+    class_hub.start()
+    hub_pid = class_hub.process.pid               # `course hub` execs JupyterHub: the same process
+    kinds = ("configurable-http-proxy", "jupyterhub_idle_culler", "tutor_service", "hub.leaderboard")
+    started = wait_for(lambda: (lambda c: c if all(any(k in line for line in c.values()) for k in kinds) else None)(
+        children_of(hub_pid)), 120, "the hub's proxy and services")
+    os.kill(hub_pid, signal.SIGKILL)
+    class_hub.process.wait(timeout=30)
+    wait_for(lambda: all((_stat(pid) or ["Z"])[0] == "Z" for pid in started), 60,
+             f"the hub's children to end with it: {started}")

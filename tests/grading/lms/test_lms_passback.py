@@ -7,6 +7,8 @@ fails half way (500s, timeouts, a revoked token, down) loses nothing: the next r
 """
 from __future__ import annotations
 
+import csv
+import io
 import json
 import shutil
 import sqlite3
@@ -135,6 +137,36 @@ def test_a_grade_changed_by_hand_after_posting_is_posted_again_alone(course, lms
     done = post(course, check=True)
     assert f"{LAB}: 1 posted, 30 unchanged" in done.stdout
     assert len(lms.posts) == 32 and landed(lms)["st02"] == expected(course)["st02"]
+
+
+def test_the_canvas_export_and_the_lms_get_the_same_score_a_hand_edit_included(course, lms):
+    """One owner of the outgoing score (autograder/record/outgoing.py): the Canvas CSV once took the
+    autograder's stored score less the penalty, the passback the gradebook's, where a hand edit wins."""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", "llm-train-vs-infer") as gb:    # as the formgrader
+        grade = gb.find_grade("test_scale", LAB, LAB, LATE)                                # saves a hand grade
+        grade.manual_score, grade.needs_manual_grade = 0.5, False
+        gb.db.commit()
+    # a hub class: `course hub` leaves its roster in the course folder, with the usernames as logins
+    (course / "class-roster.csv").write_text("username,role,name\nprof,instructor,Prof\n"
+                                             + "".join(f"{s},student,\n" for s in CLASS + [PENDING]))
+    out = course / "canvas.csv"
+    exported = cli(course, "export", "--format", "canvas", "--canvas-id", f"{LAB}=77", "-o", str(out))
+    post(course, check=True)
+    table = list(csv.DictReader(out.open()))
+    canvas = {row["SIS Login ID"]: float(row[f"{LAB} (77)"]) for row in table[1:] if row[f"{LAB} (77)"]}
+    sent = {s: v for s, v in landed(lms).items()}
+    assert canvas == {**sent, NOT_IN_LMS: expected(course)[NOT_IN_LMS]} and len(canvas) == 32
+    rows = {r[0]: r[1] for r in sqlite3.connect(course / "autograded/.autograder/results.sqlite").execute(
+        "SELECT student_id, score FROM results")}
+    assert canvas[HAND_EDITED] == rows[HAND_EDITED] - 2 != rows[HAND_EDITED]         # the hand edit went out
+    assert canvas[LATE] == sent[LATE] == expected(course)[LATE]                       # penalty once, edit kept
+    assert "Canvas cannot match" not in exported.stderr, exported.stderr
+    assert f"{PENDING}: {LAB} not yet graded" in exported.stderr and "left blank" in exported.stderr
+    long = {r["student_id"]: r for r in csv.DictReader(io.StringIO(cli(course, "export").stdout))}
+    assert float(long[HAND_EDITED]["outgoing_score"]) == canvas[HAND_EDITED]
+    assert float(long[HAND_EDITED]["score"]) == rows[HAND_EDITED]       # the autograder's own, kept beside it
 
 
 def test_500s_and_a_timeout_fail_those_students_with_the_reason_and_the_next_run_finishes(course, lms):

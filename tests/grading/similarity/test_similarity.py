@@ -119,6 +119,27 @@ def test_page_structure_for_screen_readers_and_keyboards(lab3):
     assert all(f'id="{anchor}"' in page for anchor in re.findall(r'href="#([^"]+)"', page))
 
 
+def test_the_page_states_the_reference_rules_minimum_and_lists_this_labs_reference_code(lab3):
+    from autograder.similarity.page import render
+
+    report = lab3[1]
+    page = render(report)
+    assert f"at least {report.min_tokens} tokens, are found in a submission" in page     # the rule, whole
+    listed = re.search(r"This lab's reference code</summary>\n<ul>\n(.*?)</ul>", page, re.S).group(1)
+    forbidden = {name for task in corpus_spec(lab3).tasks for name in task.forbids if name.startswith("coursekit")}
+    assert forbidden and all(f"<li>{name}</li>" in listed for name in forbidden)
+    cells = sum(name.startswith("solution notebook") for name in report.reference_code)
+    assert listed.count("<li>") == len(forbidden) + cells
+    left_out = page.split("<h2>Left out of matching</h2>", 1)[1].split("</details>", 1)[0]
+    assert left_out.count("<li>") < len(report.boilerplate) and "coursekit.nn.decoder" in left_out   # by module
+
+
+def corpus_spec(lab3):
+    from autograder.course import Course
+
+    return Course.find(lab3[0]).spec(corpus.LAB)
+
+
 @pytest.fixture
 def hostile(tmp_path):
     """The toy lab's hostile corpus (tests/fixtures/autograder/submissions.py), a starter made from its
