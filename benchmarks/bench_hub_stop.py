@@ -24,11 +24,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from hub_server import class_course, make_hub  # noqa: E402
+from hub_server import class_course, make_hub  # noqa: E402 - imported after the sys.path set-up above
 
 PLAIN_CONFIG = '''import os
 from coursekit.app.hub.config import configure
-c = get_config()  # noqa: F821
+c = get_config()  # noqa: F821 - get_config is injected by jupyterhub
 configure(c, os.environ["COURSE_HUB_DATA"])
 unbind = lambda command: command[3:] if command[1:3] == ["-m", "coursekit.app.hub.bound"] else command
 for service in c.JupyterHub.services:
