@@ -8,8 +8,8 @@ last place (2^-52 = 2.2e-16, relative); the difference passes through each step,
 lr x m / sqrt(v), is insensitive to a relative error in the gradient to first order. So the rule allows
 `IDENTICAL_RTOL` per rank per step: |got - want| <= tolerance x max(|want|, 1) for every parameter element.
 Measured: 2.3e-15 (2 ranks) and 2.8e-15 (4 ranks) after 3 steps (tests/library/training/test_trainers.py),
-under 4 x 1e-13 and 8 x 1e-13 with room; a trainer that averages twice, misses a bucket or updates
-another rank's shard is off by 1e-6 to 1e-1, at least seven orders of magnitude over the bound.
+far under the bounds (6e-13 and 1.2e-12); a trainer that averages twice is off by 5.6e-4, nine orders of
+magnitude over.
 """
 from __future__ import annotations
 

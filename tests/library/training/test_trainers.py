@@ -93,12 +93,11 @@ def averages_twice(comm, config, batches, opt):
 
 @pytest.mark.slow
 def test_a_trainer_that_averages_twice_is_far_outside_the_rule(single):
-    # AdamW divides by the gradient's own size, so halving every gradient moves little: SGD-like
-    # weight decay and epsilon keep a visible trace; the rule still separates it by orders of magnitude
+    # AdamW divides by the gradient's own size, but not where epsilon matters (rare tokens' rows):
+    # measured 5.6e-4 after 3 steps, nine orders of magnitude over the rule's bound
     want, _ = single
-    ranks = run_ranks(averages_twice, 2, CONFIG, BATCHES, AdamW(eps=1e-3))
-    want_eps, _ = train_single(CONFIG, BATCHES, AdamW(eps=1e-3))
-    assert max_relative_difference(ranks[0]["value"], want_eps) > 1e4 * tolerance(2, STEPS)
+    ranks = run_ranks(averages_twice, 2, CONFIG, BATCHES, AdamW())
+    assert max_relative_difference(ranks[0]["value"], want) > 1e6 * tolerance(2, STEPS)
 
 
 def recv_from_each_other(comm):
