@@ -143,7 +143,7 @@ def test_the_rule_catches_a_real_bug(pair):
 
 def test_block_allocator_and_prefix_index():
     alloc = BlockAllocator(3)
-    a, b = alloc.allocate(), alloc.allocate()
+    a, _ = alloc.allocate(), alloc.allocate()
     assert alloc.share(a) == a and alloc.refcount[a] == 2 and alloc.num_used == 2
     assert not alloc.release(a) and alloc.release(a) and alloc.num_free == 2
     with pytest.raises(ValueError):
@@ -158,7 +158,7 @@ def test_block_allocator_and_prefix_index():
     first = index.register(7, None, [1, 2])
     index.register(8, first, [3, 4])
     assert index.register(9, None, [1, 2]) is first                # equal content: the indexed block is found
-    blocks = lambda tokens: [e.block for e in index.lookup(tokens)]          # noqa: E731
+    blocks = lambda tokens: [e.block for e in index.lookup(tokens)]
     assert blocks([1, 2, 3, 4, 9]) == [7, 8] and blocks([1, 2, 9]) == [7] and blocks([2, 1]) == []
     assert blocks([9, 9, 3, 4]) == []               # the same block after another first block: another key
     index.forget(7)
