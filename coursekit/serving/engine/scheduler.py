@@ -16,9 +16,9 @@ from __future__ import annotations
 import bisect
 from collections import deque
 
+from ..blocks import OutOfBlocks
+from ..request import Request
 from .block_manager import BlockManager
-from .blocks import OutOfBlocks
-from .request import Request
 
 Plan = dict[int, tuple[Request, int]]     # rid -> (request, tokens to run this step)
 

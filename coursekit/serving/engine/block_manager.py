@@ -15,8 +15,8 @@ from __future__ import annotations
 import math
 from typing import Callable
 
-from .blocks import BlockAllocator, Entry, PrefixIndex
-from .request import Request
+from ..blocks import BlockAllocator, Entry, PrefixIndex
+from ..request import Request
 
 
 class BlockManager:

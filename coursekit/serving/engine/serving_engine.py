@@ -14,11 +14,11 @@ from typing import Sequence
 
 import torch
 
+from ..paged import Chunk, PagedKVCache, forward_packed
+from ..request import Request, StepOutput, check_request
+from ..speculative import accept, propose
 from .block_manager import BlockManager
-from .paged import Chunk, PagedKVCache, forward_packed
-from .request import Request, StepOutput, check_request
 from .scheduler import Scheduler, decoding
-from .speculative import accept, propose
 
 
 @dataclass(frozen=True)
