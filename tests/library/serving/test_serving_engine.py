@@ -310,3 +310,21 @@ def test_requests_are_checked(pair):
         engine.add_request([VOCAB], 3)
     with pytest.raises(ValueError, match="speculative"):
         ServingEngine(target, EngineConfig(speculate=2))
+
+
+def test_lab6_forbids_every_file_of_the_reference_engine():
+    """While a learner's engine is graded, every file of coursekit/serving but the given ones (the paged
+    attention, the request bookkeeping, harness, workloads, published numbers) is a stand-in, so no part
+    of the reference engine (its scheduler, block manager, allocator, speculation) can be borrowed."""
+    from pathlib import Path
+
+    import coursekit.serving
+    from autograder.sandbox.standins import plan
+    from autograder.spec import load_spec
+
+    root = Path(coursekit.serving.__file__).parent
+    given = {"__init__.py", "paged.py", "request.py", "harness.py", "workloads.py", "published.py"}
+    engine = {str(p.resolve()) for p in root.rglob("*.py") if p.relative_to(root).as_posix() not in given}
+    assert len(engine) >= 8 and any(p.endswith("scheduler.py") for p in engine)
+    for task in load_spec("lab6-serving").tasks:
+        assert engine <= plan(task.forbids).keys(), (task.grade_id, engine - plan(task.forbids).keys())
