@@ -5,8 +5,9 @@ sent closed-loop, `c` in flight at a time, so the order of work does not depend 
 Sharing (milestone 3) reuses a system prompt's blocks only while another request holding them still runs;
 the cache (milestone 5) also reuses blocks a finished request left behind. Per row: the prefix hit rate
 (prompt tokens not prefilled / prompt tokens), blocks revived from the cache, prefill tokens computed,
-evictions, wall and CPU seconds (medians of --repeats alternating runs; ratio: sharing's / the cache's, same run), and tokens against sharing's
-under the near-tie rule (coursekit/serving/identical.py). A small --tight-blocks budget forces eviction.
+evictions, wall and CPU seconds (medians of --repeats alternating runs; ratio: sharing's / the cache's,
+same run), and tokens against sharing's under the near-tie rule (coursekit/serving/identical.py). A small
+--tight-blocks budget forces eviction.
 
     .venv/bin/python benchmarks/bench_prefix_cache.py [--requests 48] [--prefixes 4] [--threads 2]
 """
@@ -76,7 +77,8 @@ def main() -> None:
                                 key=lambda r: r["cpu"]) for cache in (False, True))
         for key in ("wall", "cpu"):
             for cache, r in ((False, sharing), (True, caching)):
-                r[key] = statistics.median(x[key] for rep in reps for x in rep if x["engine"].config.prefix_cache == cache)
+                r[key] = statistics.median(x[key] for rep in reps for x in rep
+                                           if x["engine"].config.prefix_cache == cache)
         ref = {r.rid: torch.stack(r.logits) for r in sharing["engine"].finished_requests}
         for name, r in (("sharing (m3)", sharing), ("cache (m5)", caching)):
             same = sum(check_identical(got.tokens, want.tokens, ref[i]) is None

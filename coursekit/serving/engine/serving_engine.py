@@ -58,7 +58,8 @@ class ServingEngine:
         self.model, self.draft, self.config = model, draft, config
         self.cache = PagedKVCache.for_model(model, config.num_blocks, config.block_size)
         # the draft's keys and values live at the same positions, so they use the same block tables
-        self.draft_cache = PagedKVCache.for_model(draft, config.num_blocks, config.block_size) if config.speculate else None
+        self.draft_cache = (PagedKVCache.for_model(draft, config.num_blocks, config.block_size)
+                            if config.speculate else None)
         self.block_manager = BlockManager(config.num_blocks, config.block_size, self._copy_block,
                                           config.prefix_sharing, config.prefix_cache)
         self.scheduler = Scheduler(self.block_manager, config.max_running, config.token_budget,
