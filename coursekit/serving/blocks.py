@@ -83,7 +83,7 @@ def block_hash(parent_hash: int, tokens: Sequence[int]) -> int:
 
     A block's keys and values depend on every earlier token, not only its own, so the key must name the
     whole prefix. Chaining names it in O(block_size) per block (the parent's key stands for all earlier
-    tokens), where a whole-prefix tuple costs O(prefix) per block and O(prefix^2) per prompt. vLLM keys
+    tokens), where a whole-prefix tuple costs O(prefix) per block, O(prompt^2 / block_size) per prompt. vLLM keys
     its prefix cache the same way; it uses SHA-256, we use Python's 64-bit tuple hash and check tokens
     on every hit (`PrefixIndex.lookup`), so a collision costs a miss, never a wrong block."""
     return hash((parent_hash, tuple(tokens)))

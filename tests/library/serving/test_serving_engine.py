@@ -177,6 +177,17 @@ def test_a_hash_collision_is_a_miss_never_a_wrong_block(monkeypatch):
     assert index.lookup([1, 2, 1, 2]) == [index.lookup([1, 2])[0]]     # same key, but not after block 7
 
 
+def test_an_entry_under_a_forgotten_parent_gives_way():
+    """A block indexed under a parent that was since forgotten cannot be reached; when the same content is
+    indexed again, the unreachable entry is replaced, so the new chain is found whole."""
+    index = PrefixIndex(2)
+    index.register(8, index.register(7, None, [1, 2]), [3, 4])
+    index.forget(7)
+    assert index.lookup([1, 2, 3, 4]) == []
+    index.register(10, index.register(9, None, [1, 2]), [3, 4])
+    assert [e.block for e in index.lookup([1, 2, 3, 4])] == [9, 10] and 8 not in index
+
+
 def test_block_hash_chains_the_prefix():
     assert block_hash(block_hash(0, [1, 2]), [3, 4]) != block_hash(block_hash(0, [9, 9]), [3, 4])
     assert block_hash(0, (1, 2)) == block_hash(0, [1, 2])
