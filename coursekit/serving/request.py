@@ -43,7 +43,7 @@ class Request:
     draft_computed: int = 0        # the same for the draft model (speculative decoding)
     blocks: list[int] = field(default_factory=list)
     preemptions: int = 0
-    indexed_blocks: int = 0        # leading full blocks already offered to the prefix index
+    indexed_blocks: int = 0        # full blocks offered to the prefix index (the lab; the reference keeps a chain)
     logits: list = field(default_factory=list)   # rows that chose each output token, when recorded
 
     @property

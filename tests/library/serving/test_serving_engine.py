@@ -8,7 +8,7 @@ import torch
 
 from coursekit.nn.decoder import DecoderConfig, build_model
 from coursekit.nn.draft import build_draft_pair
-from coursekit.serving.blocks import BlockAllocator, OutOfBlocks, PrefixIndex
+from coursekit.serving.blocks import BlockAllocator, OutOfBlocks, PrefixIndex, block_hash
 from coursekit.serving.engine import ServingEngine, EngineConfig, milestone_engine
 from coursekit.serving.identical import MARGIN, check_identical, reference_decode
 from coursekit.serving.naive import NaiveEngine
@@ -155,23 +155,54 @@ def test_block_allocator_and_prefix_index():
         alloc.allocate()
     assert alloc.peak_used == 3
     index = PrefixIndex(2)
-    index.register([1, 2, 3, 4, 5], 0, 7)
-    index.register([1, 2, 3, 4, 5], 1, 8)
-    assert index.lookup([1, 2, 3, 4, 9]) == [7, 8] and index.lookup([1, 2, 9]) == [7] and index.lookup([2, 1]) == []
+    first = index.register(7, None, [1, 2])
+    index.register(8, first, [3, 4])
+    assert index.register(9, None, [1, 2]) is first                # equal content: the indexed block is found
+    blocks = lambda tokens: [e.block for e in index.lookup(tokens)]
+    assert blocks([1, 2, 3, 4, 9]) == [7, 8] and blocks([1, 2, 9]) == [7] and blocks([2, 1]) == []
+    assert blocks([9, 9, 3, 4]) == []               # the same block after another first block: another key
     index.forget(7)
-    assert index.lookup([1, 2, 3, 4]) == []         # a prefix cannot skip a block
+    assert blocks([1, 2, 3, 4]) == []               # a prefix cannot skip a block
+    assert len(index) == 1 and 8 in index
+
+
+def test_a_hash_collision_is_a_miss_never_a_wrong_block(monkeypatch):
+    """Every key collides here: a lookup still finds only blocks whose tokens, and parents', are its own."""
+    import coursekit.serving.blocks as blocks_module
+    monkeypatch.setattr(blocks_module, "block_hash", lambda parent, tokens: 42)
+    index = PrefixIndex(2)
+    index.register(7, None, [1, 2])
+    assert index.register(8, None, [5, 6]) is None                     # the slot is taken: not indexed
+    assert [e.block for e in index.lookup([1, 2])] == [7] and index.lookup([5, 6]) == []
+    assert index.lookup([1, 2, 1, 2]) == [index.lookup([1, 2])[0]]     # same key, but not after block 7
+
+
+def test_an_entry_under_a_forgotten_parent_gives_way():
+    """A block indexed under a parent that was since forgotten cannot be reached; when the same content is
+    indexed again, the unreachable entry is replaced, so the new chain is found whole."""
+    index = PrefixIndex(2)
+    index.register(8, index.register(7, None, [1, 2]), [3, 4])
+    index.forget(7)
+    assert index.lookup([1, 2, 3, 4]) == []
+    index.register(10, index.register(9, None, [1, 2]), [3, 4])
+    assert [e.block for e in index.lookup([1, 2, 3, 4])] == [9, 10] and 8 not in index
+
+
+def test_block_hash_chains_the_prefix():
+    assert block_hash(block_hash(0, [1, 2]), [3, 4]) != block_hash(block_hash(0, [9, 9]), [3, 4])
+    assert block_hash(0, (1, 2)) == block_hash(0, [1, 2])
 
 
 def accounting(engine):
     """The invariants after every step: each running request holds exactly the blocks its cached
     positions need, each block's count is its number of holders, and nothing else is held."""
     held = {}
-    for req in engine.running:
+    for req in engine.scheduler.running:
         assert len(req.blocks) == math.ceil(req.num_computed / engine.config.block_size), req
         for block in req.blocks:
             held[block] = held.get(block, 0) + 1
-    assert engine.allocator.num_used == len(held)
-    for block, count in enumerate(engine.allocator.refcount):
+    assert engine.block_manager.allocator.num_used == len(held)
+    for block, count in enumerate(engine.block_manager.allocator.refcount):
         assert count == held.get(block, 0)
 
 
@@ -181,12 +212,12 @@ def test_block_accounting(pair, milestone):
     requests = mixed_requests(seed=1)
     engine = milestone_engine(milestone, target, draft, num_blocks=40, block_size=BS, token_budget=12)
     assert_identical(target, requests, drive(engine, requests, check=accounting))
-    assert engine.allocator.num_used == 0 and not any(engine.allocator.refcount)
+    assert engine.block_manager.allocator.num_used == 0 and not any(engine.block_manager.allocator.refcount)
     if milestone >= 3:
         assert engine.stats["shared_blocks"] > 0
     # the peak never exceeds what the requests held at once: all of them, each with its full length
     worst_case = sum(math.ceil((len(p) + n) / BS) for p, n in requests)
-    assert 0 < engine.allocator.peak_used <= min(worst_case, 40)
+    assert 0 < engine.block_manager.allocator.peak_used <= min(worst_case, 40)
 
 
 def test_prefix_sharing_and_copy_on_write(pair):
@@ -199,10 +230,10 @@ def test_prefix_sharing_and_copy_on_write(pair):
     b = engine.add_request(prompt, 5)                                         # whole prompt cached
     c = engine.add_request(prompt[:5] + [1, 2, 3], 5)                         # first block only
     engine.step()
-    ra, rb, rc = (next(r for r in engine.running if r.rid == i) for i in (a, b, c))
-    assert rb.blocks[0] == ra.blocks[0] == rc.blocks[0] and engine.allocator.refcount[ra.blocks[0]] == 3
+    ra, rb, rc = (next(r for r in engine.scheduler.running if r.rid == i) for i in (a, b, c))
+    assert rb.blocks[0] == ra.blocks[0] == rc.blocks[0] and engine.block_manager.allocator.refcount[ra.blocks[0]] == 3
     # b must rerun its last prompt token and so writes into the second block: it got its own copy
-    assert rb.blocks[1] != ra.blocks[1] and engine.allocator.refcount[ra.blocks[1]] == 1
+    assert rb.blocks[1] != ra.blocks[1] and engine.block_manager.allocator.refcount[ra.blocks[1]] == 1
     assert engine.stats["cow_copies"] == 1 and engine.stats["shared_blocks"] == 3
     accounting(engine)
     outs = {rid: list(req.output) for rid, req in ((a, ra), (b, rb), (c, rc))}
@@ -213,7 +244,7 @@ def test_prefix_sharing_and_copy_on_write(pair):
     for rid, p in ((a, prompt), (b, prompt), (c, prompt[:5] + [1, 2, 3])):
         want, logits = reference(target, p, 5)
         assert check_identical(outs[rid], want, logits) is None
-    assert engine.allocator.num_used == 0
+    assert engine.block_manager.allocator.num_used == 0
 
 
 @pytest.mark.parametrize("milestone", [2, 4])
@@ -228,12 +259,12 @@ def test_preemption_never_starves(pair, milestone):
     biggest = max(math.ceil((len(p) + n + spec) / BS) for p, n in requests)
     engine = milestone_engine(milestone, target, draft, num_blocks=biggest, block_size=BS, token_budget=8)
     victims = []
-    preempt = engine._preempt
+    preempt = engine.scheduler.preempt
 
     def watched(req):
-        victims.append(req is max(engine.running, key=lambda r: (r.arrival_time, r.rid)))
+        victims.append(req is max(engine.scheduler.running, key=lambda r: (r.arrival_time, r.rid)))
         preempt(req)
-    engine._preempt = watched
+    engine.scheduler.preempt = watched
     ids, outs, arrived = [], {}, 0
     while arrived < len(requests) or engine.has_unfinished():
         if arrived < len(requests):                    # one new request per step: constant pressure
@@ -290,3 +321,21 @@ def test_requests_are_checked(pair):
         engine.add_request([VOCAB], 3)
     with pytest.raises(ValueError, match="speculative"):
         ServingEngine(target, EngineConfig(speculate=2))
+
+
+def test_lab6_forbids_every_file_of_the_reference_engine():
+    """While a learner's engine is graded, every file of coursekit/serving but the given ones (the paged
+    attention, the request bookkeeping, harness, workloads, published numbers) is a stand-in, so no part
+    of the reference engine (its scheduler, block manager, allocator, speculation) can be borrowed."""
+    from pathlib import Path
+
+    import coursekit.serving
+    from autograder.sandbox.standins import plan
+    from autograder.spec import load_spec
+
+    root = Path(coursekit.serving.__file__).parent
+    given = {"__init__.py", "paged.py", "request.py", "harness.py", "workloads.py", "published.py"}
+    engine = {str(p.resolve()) for p in root.rglob("*.py") if p.relative_to(root).as_posix() not in given}
+    assert len(engine) >= 8 and any(p.endswith("scheduler.py") for p in engine)
+    for task in load_spec("lab6-serving").tasks:
+        assert engine <= plan(task.forbids).keys(), (task.grade_id, engine - plan(task.forbids).keys())
