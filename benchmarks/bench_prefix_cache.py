@@ -20,12 +20,12 @@ import time
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")   # spinning OpenMP threads on a shared CPU (tests/conftest.py)
 
-import torch  # noqa: E402
+import torch  # noqa: E402 - after OMP_WAIT_POLICY is set, which torch reads on import
 
-from coursekit.nn.draft import build_draft_pair  # noqa: E402
-from coursekit.serving import harness, workloads  # noqa: E402
-from coursekit.serving.engine import milestone_engine  # noqa: E402
-from coursekit.serving.identical import check_identical  # noqa: E402
+from coursekit.nn.draft import build_draft_pair  # noqa: E402 - after OMP_WAIT_POLICY is set, which torch reads on import
+from coursekit.serving import harness, workloads  # noqa: E402 - after OMP_WAIT_POLICY is set, which torch reads on import
+from coursekit.serving.engine import milestone_engine  # noqa: E402 - after OMP_WAIT_POLICY is set, which torch reads on import
+from coursekit.serving.identical import check_identical  # noqa: E402 - after OMP_WAIT_POLICY is set, which torch reads on import
 
 
 def run(milestone: int, target, work, concurrency: int, num_blocks: int, block_size: int) -> dict:
