@@ -1,0 +1,85 @@
+"""Module 7 lessons: structure, errata notes, and the claims their prose makes checked against coursekit.
+
+Executing the notebooks is tests/content/test_notebooks.py's job (each within 20 s on CPU); here each test quotes the
+sentence it pins, so a change to a link, a model shape or a formula that makes the prose wrong fails here.
+"""
+from __future__ import annotations
+
+import pytest
+
+from coursekit import hardware
+from coursekit.calc import dist_training as dt
+from coursekit.calc import parallelism as par
+from coursekit.model_configs import LLAMA2_70B, LLAMA3_8B
+from lesson_text import Lessons
+from paths import ROOT
+
+M7 = Lessons("m7-training-systems")
+LESSONS = ["01-data-parallelism-and-collectives", "02-sharding-state"]
+ERRATA = ["Errata (the “Two Modes, Two Hardware Philosophies” course text)"] * 2
+IB = hardware.IB_NDR
+
+
+def prose(index):
+    return " ".join(M7.markdown(LESSONS[index]).replace("\n> ", " ").split())
+
+
+@pytest.mark.parametrize("index, name", list(enumerate(LESSONS, 1)))
+def test_lesson_structure(index, name):
+    M7.check_structure(name, f"m7-l{index}", ("**Learning objectives.**", "## Key terms", "## Summary",
+                                              ERRATA[index - 1], "## Exercises: predict, then check"))
+
+
+def test_errata_document_lists_each_lesson():
+    errata = (ROOT / "docs" / "errata" / "m7.md").read_text()
+    for n in range(1, len(LESSONS) + 1):
+        assert f"Lesson {n}" in errata
+
+
+def test_lesson1_tree_for_small_messages_ring_for_large():
+    assert "small messages prefer the tree, large ones the ring" in prose(0)
+    for link in (hardware.NVLINK4, IB):
+        a, bw = link.latency_us * 1e-6, link.one_way_gbs * 1e9
+        assert par.tree_allreduce_seconds(1e4, 64, a, bw) < par.ring_allreduce_seconds(1e4, 64, a, bw)
+        assert par.tree_allreduce_seconds(1e8, 64, a, bw) > par.ring_allreduce_seconds(1e8, 64, a, bw)
+
+
+def test_lesson1_buckets_default_near_best_on_infiniband_and_too_many_at_loopback_latency():
+    text = prose(0)
+    assert "DDP's default lands near the best" in text and "far too many" in text
+    back = 4 * LLAMA3_8B.n_params * 8 * 4096 / (hardware.H100_SXM.bf16_tflops * 1e12 * 0.4)
+    grads, default = LLAMA3_8B.n_params * 4, dt.bucket_count(LLAMA3_8B.n_params)
+    assert default > 1000                                              # "over a thousand all-reduces a step"
+    counts = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096]
+    for alpha, near in ((IB.latency_us * 1e-6, True), (50e-6, False), (300e-6, False)):   # loopback: tens to hundreds of us
+        best = min(dt.exposed_comm_seconds(grads, b, 64, alpha, IB.one_way_gbs * 1e9, back) for b in counts)
+        got = dt.exposed_comm_seconds(grads, default, 64, alpha, IB.one_way_gbs * 1e9, back)
+        assert (got < 2 * best + 0.005) if near else (got > 10 * best)
+
+
+def test_lesson1_errata_bandwidth_term_dwarfs_latency():
+    # "the bandwidth term is tens of milliseconds, over a thousand times the latency"
+    assert "tens of milliseconds, over a thousand times the latency" in prose(0)
+    a, bw = hardware.NVLINK4.latency_us * 1e-6, hardware.NVLINK4.one_way_gbs * 1e9
+    latency = 14 * a
+    band = par.ring_allreduce_seconds(LLAMA3_8B.n_params * 2, 8, a, bw) - latency
+    assert 0.01 < band < 0.1 and band / latency > 1000
+
+
+def test_lesson2_only_stage3_fits_and_gathered_units_dominate_at_scale():
+    text = prose(1)
+    assert "Only stage 3 fits a 70B model's states on 80 GB chips" in text
+    assert [dt.min_ranks_to_fit(LLAMA2_70B.n_params, s, 80) is None for s in range(4)] == [True, True, True, False]
+    # "The gathered units matter little at 8 ranks and dominate at 512"
+    assert "matter little at 8 ranks and dominate at 512" in text
+    extra = lambda n: dt.fsdp_peak_bytes(LLAMA2_70B.n_params, n, 80) - par.zero_memory(LLAMA2_70B.n_params, n, 3)["total"]
+    assert extra(8) < 0.05 * par.zero_memory(LLAMA2_70B.n_params, 8, 3)["total"]
+    assert extra(512) > par.zero_memory(LLAMA2_70B.n_params, 512, 3)["total"]
+    assert "**the same volume**" in M7.markdown(LESSONS[1]) and "**1.5 times**" in M7.markdown(LESSONS[1])
+
+
+def test_no_lesson_types_a_number_code_should_print():
+    for name in LESSONS:
+        text = M7.markdown(name)
+        for computed in (f"{dt.bucket_count(LLAMA3_8B.n_params):,}", "17.2 GB", "153.0"):
+            assert computed not in text, f"{name} types {computed!r}; print it from code"
