@@ -193,7 +193,8 @@ PALM_540B = {"n_params": 540.35e9, "layers": 118, "heads": 48, "head_dim": 256, 
 # 131,072-token sequences, 380 TFLOP/s per GPU, 38% BF16 MFU (the other two rows are in training_run).
 LLAMA3_LONG_CONTEXT = run.PublishedRun("Llama 3 405B (16,384 GPUs, 131K context)", 405e9, 15.6e12,
                                        hardware.H100_SXM, tflops_per_gpu=380, reported_mfu=0.38,
-                                       source="Dubey et al. 2024 (arXiv:2407.21783), Table 4")
+                                       source="Dubey et al. 2024 (arXiv:2407.21783), Table 4: TP8 CP16 PP16 DP8, 380 "
+                                              "TFLOPs/GPU, 38% BF16 MFU")
 MFU_RUNS = [*run.PUBLISHED_RUNS[1:], LLAMA3_LONG_CONTEXT]
 
 

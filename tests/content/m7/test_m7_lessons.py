@@ -6,17 +6,18 @@ sentence it pins, so a change to a link, a model shape or a formula that makes t
 from __future__ import annotations
 
 import pytest
-
-from coursekit import hardware
-from coursekit.calc import dist_training as dt
-from coursekit.calc import parallelism as par
-from coursekit.model_configs import LLAMA2_70B, LLAMA3_8B
 from lesson_text import Lessons
 from paths import ROOT
 
+from coursekit import hardware
+from coursekit.calc import cluster_plan, precision, training_run
+from coursekit.calc import dist_training as dt
+from coursekit.calc import parallelism as par
+from coursekit.model_configs import LLAMA2_70B, LLAMA3_8B
+
 M7 = Lessons("m7-training-systems")
-LESSONS = ["01-data-parallelism-and-collectives", "02-sharding-state"]
-ERRATA = ["Errata (the “Two Modes, Two Hardware Philosophies” course text)"] * 2
+LESSONS = ["01-data-parallelism-and-collectives", "02-sharding-state", "03-splitting-the-model", "04-at-scale"]
+ERRATA = ["Errata (the “Two Modes, Two Hardware Philosophies” course text)"] * 4
 IB = hardware.IB_NDR
 
 
@@ -78,8 +79,46 @@ def test_lesson2_only_stage3_fits_and_gathered_units_dominate_at_scale():
     assert "**the same volume**" in M7.markdown(LESSONS[1]) and "**1.5 times**" in M7.markdown(LESSONS[1])
 
 
+def test_lesson3_tensor_parallelism_belongs_inside_a_node():
+    text = prose(2)
+    # "On NVLink the traffic stays a small fraction of the compute; ... at 8, it takes longer than the compute itself"
+    assert "stays a small fraction of the compute" in text and "at 8, it takes longer than the compute itself" in text
+    d, seq = cluster_plan.MODEL_100B.d_model, cluster_plan.MODEL_100B.seq
+    assert all(par.tp_comm_over_compute(d, t, hardware.NVLINK4.name, seq=seq) < 0.2 for t in (2, 4, 8))
+    assert par.tp_comm_over_compute(d, 8, IB.name, seq=seq) > 1
+    # "Llama 3 405B kept tensor parallelism at 8 ... used 16 pipeline stages"
+    assert "kept tensor parallelism at 8" in text and "used 16 pipeline stages" in text
+    assert all("TP8" in r.source and "PP16" in r.source for r in dt.MFU_RUNS)
+    # errata: "two per layer in each pass, four per layer per step"
+    assert "**two** per layer in each pass, four per layer per step" in text
+    assert dt.megatron_collectives_per_layer()["all-reduce"] == 4
+
+
+def test_lesson4_failures_precision_and_mfu():
+    text = prose(3)
+    # "about one every three hours"; "Time lost grows as the square root of the cluster size"
+    assert "about one every three hours" in text and 2.5 < training_run.llama3_cluster_mtbf_hours() < 3.5
+    assert "Time lost grows as the square root of the cluster size" in text
+    c = training_run.checkpoint_seconds(405e9, cluster_plan.STORAGE_WRITE_GBS)
+
+    def lost(n):
+        mtbf = training_run.cluster_mtbf_hours(cluster_plan.GPU_MTBF_HOURS, n) * 3600
+        return training_run.wasted_fraction(training_run.young_interval(c, mtbf), c, mtbf)
+    assert lost(100 * 1024) / lost(1024) == pytest.approx(10, rel=0.05)
+    # "The FP8 peak is twice BF16's on the H100"
+    assert "The FP8 peak is twice BF16's on the H100" in text
+    assert precision.peak_ratio(hardware.H100_SXM.name, hardware.H100_SXM.name, "FP8") == pytest.approx(2, rel=0.01)
+    # "PaLM 46.2%, Llama 3 405B 38-43%", recomputed
+    assert "PaLM 46.2%, Llama 3 405B 38-43%" in text
+    assert dt.palm_mfu() == pytest.approx(0.462, abs=0.001)
+    assert [round(r.mfu(), 2) for r in dt.MFU_RUNS] == [0.43, 0.40, 0.38]
+    # "which is how a 70% chip becomes a run near 40%": the budget's table brackets 40%
+    budgets = [dt.mfu_budget(0.7, par.pipeline_bubble_fraction(16, m), e) for m in (16, 64, 256) for e in (0, 0.1, 0.2)]
+    assert min(budgets) < 0.4 < max(budgets)
+
+
 def test_no_lesson_types_a_number_code_should_print():
     for name in LESSONS:
         text = M7.markdown(name)
-        for computed in (f"{dt.bucket_count(LLAMA3_8B.n_params):,}", "17.2 GB", "153.0"):
+        for computed in (f"{dt.bucket_count(LLAMA3_8B.n_params):,}", "17.2 GB", "153.0", "587 MB", "4.5 min", "27.3%"):
             assert computed not in text, f"{name} types {computed!r}; print it from code"
