@@ -88,6 +88,8 @@ PAPERS = [
        "Sharding", "ICLR 2021", ARXIV + "2006.16668"),
     _r("Leviathan 2023", "Leviathan, Kalman and Matias", "Fast Inference from Transformers via Speculative Decoding",
        "ICML 2023", ARXIV + "2211.17192"),
+    _r("Li 2020", "Li et al.", "PyTorch Distributed: Experiences on Accelerating Data Parallel Training",
+       "VLDB 2020", ARXIV + "2006.15704"),
     _r("Li 2024", "Li et al.", "EAGLE: Speculative Sampling Requires Rethinking Feature Uncertainty", "ICML 2024",
        ARXIV + "2401.15077"),
     _r("Loshchilov 2019", "Loshchilov and Hutter", "Decoupled Weight Decay Regularization (AdamW)", "ICLR 2019",

@@ -33,7 +33,7 @@ SOURCES = {
         "Useful framing and chip survey, but several figures are off (a revenue example 1,000x too large, "
         "an A100 ratio from a rounded bandwidth, a KV-cache size that ignores grouped-query attention) and "
         "vendor claims are repeated as facts. Check every number.",
-        ("m1", "m2", "m3", "m4", "m6"),
+        ("m1", "m2", "m3", "m4", "m6", "m7"),
     ),
     "000": Source(
         "000", "the co-design textbook section",

@@ -133,9 +133,9 @@ def test_a_lab_added_by_autograder_new_appears_on_the_start_page_in_progress_and
     root = course_copy(tmp_path)
     before = {m.id: [lab.id for lab in m.labs] for m in load_outline(root)}
     assert new_lab(root, monkeypatch, "lab5-extra", "--module", "m5") == 0
-    assert new_lab(root, monkeypatch, "kv-lab", "--module", "m7", "--module-title", "Serving: memory") == 0
+    assert new_lab(root, monkeypatch, "kv-lab", "--module", "m8", "--module-title", "Serving: memory") == 0
     after = {m.id: [lab.id for lab in m.labs] for m in load_outline(root)}
-    assert after == {**before, "m5": ["lab5-moe", "lab5-extra"], "m7": ["kv-lab"]}
+    assert after == {**before, "m5": ["lab5-moe", "lab5-extra"], "m8": ["kv-lab"]}
     assert load_outline(root)[-1].title == "Serving: memory" and load_outline(root)[-1].folder is None
     assert (root / OUTLINE).read_text().startswith((ROOT / OUTLINE).read_text().split("modules:")[0])  # its comment kept
     assert outline_problems(root) == []          # solutions/ only, before `generate`: listed, not yet shown
@@ -147,23 +147,23 @@ def test_a_lab_added_by_autograder_new_appears_on_the_start_page_in_progress_and
     module5 = start[start.index("## Module 5"):start.index("## Module 6")]
     assert module5.index("../work/lab5-moe/lab5-moe.ipynb") < module5.index("../work/lab5-extra/lab5-extra.ipynb") \
         < module5.index("[Module 5 test]")
-    assert ("## Module 7: Serving: memory\n\n- Lab (graded): [kv-lab: decode throughput](../work/kv-lab/kv-lab.ipynb)"
+    assert ("## Module 8: Serving: memory\n\n- Lab (graded): [kv-lab: decode throughput](../work/kv-lab/kv-lab.ipynb)"
             in start)
     outline = dict(course_outline(root))
     assert [s.key for s in outline["Module 5: Co-design"] if s.kind == "lab"] == ["lab5-moe", "lab5-extra"]
-    assert [(s.kind, s.title) for s in outline["Module 7: Serving: memory"]] == [
-        ("lab", "Lab 7: kv-lab: decode throughput (kv-lab)")]
+    assert [(s.kind, s.title) for s in outline["Module 8: Serving: memory"]] == [
+        ("lab", "Lab 8: kv-lab: decode throughput (kv-lab)")]
     site = {m.caption: m.pages for m in site_modules(root)}
-    assert site["Module 7: Serving: memory"] == ["labs/kv-lab/kv-lab.ipynb"]
+    assert site["Module 8: Serving: memory"] == ["labs/kv-lab/kv-lab.ipynb"]
     assert "labs/lab5-extra/lab5-extra.ipynb" in site["Module 5: Co-design"]
-    assert progress.lab_module("kv-lab") == "m7"   # COURSE_ROOT is the copy: its check is filed under Module 7
+    assert progress.lab_module("kv-lab") == "m8"   # COURSE_ROOT is the copy: its check is filed under Module 8
 
 
 def test_autograder_new_needs_a_known_module_or_a_title_and_writes_nothing_otherwise(tmp_path, monkeypatch, capsys):
     root = course_copy(tmp_path)
     outline = (root / OUTLINE).read_text()
     assert new_lab(root, monkeypatch, "lab9-x", "--module", "m9") == 2
-    assert "there is no module m9 (modules: m1, m2, m3, m4, m5, m6); give --module-title" in capsys.readouterr().err
+    assert "there is no module m9 (modules: m1, m2, m3, m4, m5, m6, m7); give --module-title" in capsys.readouterr().err
     assert new_lab(root, monkeypatch, "lab1-roofline", "--module", "m2") == 2   # listed under m1 already
     assert "lab lab1-roofline is already listed under module m1, not m2" in capsys.readouterr().err
     with pytest.raises(SystemExit):

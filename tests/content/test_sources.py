@@ -30,7 +30,7 @@ def test_reading_list_is_generated_from_the_sources_table():
             assert (ROOT / "docs" / "errata" / f"{module}.md").exists()
 
 
-@pytest.mark.parametrize("module", ["m1", "m2", "m3", "m4", "m5", "m6"])
+@pytest.mark.parametrize("module", ["m1", "m2", "m3", "m4", "m5", "m6", "m7"])
 def test_errata_pages_are_claim_source_correction_reference_tables(module):
     text = (ROOT / "docs" / "errata" / f"{module}.md").read_text()
     assert "| # | claim | source | correction | reference | taught in |" in text
