@@ -14,6 +14,7 @@ it sees no rendezvous address, and the sandbox's network namespace has no other 
 """
 from __future__ import annotations
 
+import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -29,6 +30,7 @@ class Traffic:
     calls: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     payload: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     wire: dict[str, float] = field(default_factory=lambda: defaultdict(float))
+    seconds: dict[str, float] = field(default_factory=lambda: defaultdict(float))   # wall time inside each op
     received: int = 0
 
     def total_wire(self) -> float:
@@ -36,7 +38,7 @@ class Traffic:
 
     def as_dict(self) -> dict:
         return {"calls": dict(self.calls), "payload": dict(self.payload), "wire": dict(self.wire),
-                "received": self.received}
+                "seconds": dict(self.seconds), "received": self.received}
 
 
 def ring_wire_bytes(op: str, nbytes: int, world: int) -> float:
@@ -66,7 +68,9 @@ class Communicator:
     def all_reduce(self, tensor: torch.Tensor) -> torch.Tensor:
         """Sum `tensor` over every rank, in place."""
         self._count("all_reduce", tensor)
+        start = time.perf_counter()
         dist.all_reduce(tensor, group=self._group)
+        self.traffic.seconds['all_reduce'] += time.perf_counter() - start
         return tensor
 
     def reduce_scatter(self, output: torch.Tensor, input: torch.Tensor) -> torch.Tensor:
@@ -75,7 +79,9 @@ class Communicator:
             raise ValueError(f"reduce_scatter: input has {input.numel()} elements, not world ({self.world}) x "
                              f"output ({output.numel()})")
         self._count("reduce_scatter", input)
+        start = time.perf_counter()
         dist.reduce_scatter_tensor(output, input.contiguous(), group=self._group)
+        self.traffic.seconds['reduce_scatter'] += time.perf_counter() - start
         return output
 
     def all_gather(self, output: torch.Tensor, input: torch.Tensor) -> torch.Tensor:
@@ -84,19 +90,27 @@ class Communicator:
             raise ValueError(f"all_gather: output has {output.numel()} elements, not world ({self.world}) x "
                              f"input ({input.numel()})")
         self._count("all_gather", output)
+        start = time.perf_counter()
         dist.all_gather_into_tensor(output, input.contiguous(), group=self._group)
+        self.traffic.seconds['all_gather'] += time.perf_counter() - start
         return output
 
     def send(self, tensor: torch.Tensor, dst: int) -> None:
         self._count("send", tensor)
+        start = time.perf_counter()
         dist.send(tensor.contiguous(), dst, group=self._group)
+        self.traffic.seconds['send'] += time.perf_counter() - start
 
     def recv(self, tensor: torch.Tensor, src: int) -> torch.Tensor:
         self._count("recv", tensor)
         self.traffic.received += _nbytes(tensor)
+        start = time.perf_counter()
         dist.recv(tensor, src, group=self._group)
+        self.traffic.seconds['recv'] += time.perf_counter() - start
         return tensor
 
     def barrier(self) -> None:
         self._count("barrier", None)
+        start = time.perf_counter()
         dist.barrier(group=self._group)
+        self.traffic.seconds['barrier'] += time.perf_counter() - start

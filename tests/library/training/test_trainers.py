@@ -28,7 +28,7 @@ def single():
 def test_the_tolerance_follows_the_reduction():
     assert tolerance(world=2, steps=3) == pytest.approx(IDENTICAL_RTOL * 2 * 3)
     assert tolerance(world=4, steps=3) > tolerance(world=2, steps=3)
-    assert tolerance(world=4, steps=10) < 1e-9         # still six orders under any real mistake
+    assert tolerance(world=4, steps=10) < 1e-8         # still four orders under the smallest real mistake
 
 
 @pytest.mark.parametrize("world", [2, pytest.param(4, marks=pytest.mark.slow)])
@@ -94,10 +94,10 @@ def averages_twice(comm, config, batches, opt):
 @pytest.mark.slow
 def test_a_trainer_that_averages_twice_is_far_outside_the_rule(single):
     # AdamW divides by the gradient's own size, but not where epsilon matters (rare tokens' rows):
-    # measured 5.6e-4 after 3 steps, nine orders of magnitude over the rule's bound
+    # measured 5.6e-4 after 3 steps, five orders of magnitude over the rule's bound
     want, _ = single
     ranks = run_ranks(averages_twice, 2, CONFIG, BATCHES, AdamW())
-    assert max_relative_difference(ranks[0]["value"], want) > 1e6 * tolerance(2, STEPS)
+    assert max_relative_difference(ranks[0]["value"], want) > 1e4 * tolerance(2, STEPS)
 
 
 def recv_from_each_other(comm):
