@@ -22,6 +22,7 @@ from tornado.web import HTTPError
 
 from coursekit.app.hub.lti import keys as tool_keys
 from coursekit.app.hub.lti.assignment import landing, linked_assignment
+from coursekit.app.hub.lti.identities import Identities, IdentityTaken, release_command
 from coursekit.app.hub.lti.names import LtiNameError, unix_name
 from coursekit.app.hub.lti.roles import course_role
 
@@ -117,8 +118,19 @@ class Launch(LTI13CallbackHandler):
             token["course_username"] = unix_name(token, platform.username_claim)
         except LtiNameError as error:
             raise Refused(400, str(error), ASK) from None
+        if not isinstance(token.get("nonce"), str) or not token["nonce"]:
+            raise Refused(400, f"the launch is incomplete (its nonce is {type(token.get('nonce')).__name__}, "
+                               "not a string)", ASK)
         if not self.authenticator.used_nonces.first_use(token["nonce"]):
             raise Refused(400, "this launch was already used (a replayed id_token)", AGAIN)
+        name = token["course_username"]
+        try:
+            Identities(self.authenticator.data).bind(name, platform.issuer, token.get("sub"))
+        except IdentityTaken as error:
+            raise Refused(403, str(error), f"If {name!r} is not you, ask the LMS admin to give you another "
+                          f"username. If the course's instructor confirms your LMS account replaced the old "
+                          f"one, the hub's admin runs `{release_command(self.authenticator.data, name)}` "
+                          "(as root), then you launch again (docs/LMS.md, section 3).") from None
         return token
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from coursekit.app.hub.lti import keys
 from coursekit.app.hub.lti.auth import read_people, remember, people_file
+from coursekit.app.hub.lti.identities import Identities, IdentityTaken
 from coursekit.app.hub.lti.names import LtiNameError, unix_name
 from coursekit.app.hub.lti.roles import course_role
 
@@ -59,6 +60,11 @@ def sync(layout, settings, admit) -> SyncReport:
             name = unix_name(member, platform.username_claim)
         except LtiNameError as error:
             report.problems.append(str(error))
+            continue
+        try:
+            Identities(layout.data).bind(name, platform.issuer, member.get("user_id"))
+        except IdentityTaken as error:
+            report.problems.append(f"{error}; not admitted (docs/LMS.md, section 3)")
             continue
         active.add(name)
         known = people.get(name)

@@ -1,0 +1,44 @@
+"""Course accounts bound to the LMS person who first claimed them (coursekit/app/hub/lti/identities.py):
+the same person again is fine, another person (another `sub`, or another platform) is refused with both
+ids named, the binding outlives the process, and the admin's `release` frees a name. Launches through a
+real hub: tests/app/hub/test_hub_lti_identity.py."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from coursekit.app.hub.lti.identities import Identities, IdentityTaken
+
+LMS = "https://canvas.example"
+
+
+@pytest.fixture
+def data(tmp_path):
+    (tmp_path / "lti").mkdir()
+    return tmp_path
+
+
+def test_a_name_stays_with_the_lms_person_who_first_claimed_it(data):
+    assert Identities(data).bind("ada", LMS, "u-1") is True
+    assert Identities(data).bind("ada", LMS, "u-1") is False            # the same person, a new process
+    with pytest.raises(IdentityTaken, match="'u-1'.*'u-2'"):
+        Identities(data).bind("ada", LMS, "u-2")
+    with pytest.raises(IdentityTaken):
+        Identities(data).bind("ada", "https://moodle.example", "u-1")   # the same sub on another platform
+    with pytest.raises(IdentityTaken, match="no user id"):
+        Identities(data).bind("bob", LMS, ["u-3"])
+    assert Identities(data).owner("ada") == (LMS, "u-1") and Identities(data).owner("bob") is None
+
+
+def test_the_admin_lists_and_releases_a_binding(data):
+    Identities(data).bind("ada", LMS, "u-1")
+    command = [sys.executable, "-m", "coursekit.app.hub.lti.identities", str(data)]
+    listed = subprocess.run(command + ["list"], capture_output=True, text=True, timeout=60)
+    assert listed.returncode == 0 and listed.stdout.split() == ["ada", "u-1", LMS]
+    freed = subprocess.run(command + ["release", "ada"], capture_output=True, text=True, timeout=60)
+    assert freed.returncode == 0 and "released" in freed.stdout
+    assert Identities(data).bind("ada", LMS, "u-2") is True             # the next person to launch gets it
+    again = subprocess.run(command + ["release", "eve"], capture_output=True, text=True, timeout=60)
+    assert again.returncode == 1 and "not bound" in again.stderr
