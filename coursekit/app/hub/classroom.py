@@ -70,6 +70,7 @@ class Settings:
     cull_timeout: int = CULL_TIMEOUT     # 0: never stop idle servers or kernels
     lti_config: str = ""         # the LMS's platform settings: LTI 1.3 launches (coursekit/app/hub/lti/)
     lti_sync_every: int = 3600   # seconds between roster syncs from the LMS (NRPS), with memberships_url
+    public_url: str = ""         # https://hub.example.edu: the address advertised to the LMS (a TLS proxy in front)
 
 
 class Layout:

@@ -81,7 +81,7 @@ class Picker(BaseHandler):
         if lab not in labs:
             raise web.HTTPError(400, f"{lab!r} is not a released lab of the course")
         settings, platform = request["settings"], self.authenticator.platform
-        base = f"{self.authenticator.get_uri_scheme(self.request)}://{self.request.host}{self.hub.base_url}"
+        base = f"{self.authenticator.origin(self.request)}{self.hub.base_url}"
         item = {"type": "ltiResourceLink", "title": lab, "url": f"{base}spawn", "custom": {"lab": lab},
                 "lineItem": {"label": lab, "scoreMaximum": labs[lab], "resourceId": lab, "tag": lab}}
         now = int(time.time())

@@ -50,6 +50,7 @@ def use_lti(c, layout, settings, student_environment) -> None:
     c.ClassAuthenticator.data = str(layout.data)
     c.ClassAuthenticator.keys_file = str(key_file)
     c.ClassAuthenticator.context_id = platform.context_id
+    c.ClassAuthenticator.public_url = settings.public_url
     c.ClassAuthenticator.course_source = settings.course_source
     c.ClassAuthenticator.dbm_path = str(layout.passwords)
     c.ClassAuthenticator.create_users = False

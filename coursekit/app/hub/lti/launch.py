@@ -25,6 +25,7 @@ from coursekit.app.hub.lti.assignment import landing, linked_assignment
 from coursekit.app.hub.lti.identities import Identities, IdentityTaken, release_command
 from coursekit.app.hub.lti.names import LtiNameError, unix_name
 from coursekit.app.hub.lti.roles import course_role
+from coursekit.app.hub.lti.toolconfig import canvas_json
 
 LTI = "https://purl.imsglobal.org/spec/lti/claim/"
 
@@ -62,6 +63,9 @@ class LaunchInit(LTI13LoginInitHandler):
         return super().post()
 
     get = post
+
+    def get_redirect_uri(self) -> str:       # at the public address, not the Host the hub saw
+        return self.authenticator.origin(self.request) + self.authenticator.callback_url(self.hub.server.base_url)
 
     def _set_oauth_cookie(self, key: str, value):
         # the LMS posts the launch cross-site: a Lax cookie would not come back with it
@@ -109,7 +113,13 @@ class Launch(LTI13CallbackHandler):
             raise Refused(400, f"deployment {token.get(LTI + 'deployment_id')!r} is not this course's "
                                f"({platform.deployment_id})", ASK)
         context = (token.get(LTI + "context") or {}).get("id")
-        if self.authenticator.context_id and context != self.authenticator.context_id:
+        if not self.authenticator.context_id:      # set-up: the page tells the admin the course's id
+            title = (token.get(LTI + "context") or {}).get("title") or "(no title)"
+            raise Refused(403, f"this hub does not yet know which LMS course it serves; this launch came from the "
+                               f"course {title!r}, whose context_id is {context!r}",
+                          f"The hub's admin adds \"context_id\": \"{context}\" to {platform.source} and restarts "
+                          "the hub; then everyone of that course can launch (docs/LMS.md, section 2).")
+        if context != self.authenticator.context_id:
             raise Refused(403, f"it comes from another course of the LMS ({context!r}; this hub serves "
                                f"{self.authenticator.context_id!r}), and roles there count nothing here", ASK)
         if course_role(token.get(LTI + "roles")) is None:
@@ -152,26 +162,11 @@ class Jwks(BaseHandler):
 
 
 class ToolConfig(BaseHandler):
-    """What an LMS admin pastes (Canvas's JSON; Moodle's fields are the same URLs): docs/LMS.md."""
+    """What an LMS admin pastes (Canvas's JSON; Moodle's fields are the same URLs), at the hub's public
+    address (toolconfig.py): docs/LMS.md."""
 
     def get(self):
-        base = f"{self.authenticator.get_uri_scheme(self.request)}://{self.request.host}{self.hub.base_url}"
-        target = f"{base}spawn"
-        config = {
-            "title": self.authenticator.tool_name, "description": self.authenticator.tool_description,
-            "oidc_initiation_url": f"{base}lti13/oauth_login", "target_link_uri": target,
-            "redirect_uris": [f"{base}lti13/oauth_callback"], "public_jwk_url": f"{base}lti/jwks",
-            "scopes": ["https://purl.imsglobal.org/spec/lti-ags/scope/lineitem",
-                       "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem.readonly",
-                       "https://purl.imsglobal.org/spec/lti-ags/scope/result.readonly",
-                       "https://purl.imsglobal.org/spec/lti-ags/scope/score",
-                       "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"],
-            "custom_fields": {"username": "$Canvas.user.loginId"},
-            "extensions": [{"platform": "canvas.instructure.com", "privacy_level": "public", "settings": {
-                "placements": [
-                    {"placement": "course_navigation", "message_type": "LtiResourceLinkRequest", "target_link_uri": target},
-                    {"placement": "assignment_selection", "message_type": "LtiDeepLinkingRequest", "target_link_uri": target},
-                    {"placement": "link_selection", "message_type": "LtiDeepLinkingRequest", "target_link_uri": target}]}}],
-        }
+        auth = self.authenticator
+        config = canvas_json(auth.origin(self.request), auth.tool_name, auth.tool_description, self.hub.base_url)
         self.set_header("Content-Type", "application/json")
         self.write(json.dumps(config, indent=1))
