@@ -56,8 +56,8 @@ def build_course(folder: Path, students: int) -> Path:
 def one_round(root: Path, students: int) -> dict:
     from autograder.course import Course
     from autograder.lms.passback import post
-    from coursekit.app.hub.lti import keys
-    from coursekit.app.hub.lti.platform import load_platform
+    from coursekit.app.lti import keys
+    from coursekit.app.lti.platform import load_platform
     from lms_emulator import EmulatedLMS
     from pipeline_course import LAB
 

@@ -14,13 +14,13 @@ import json
 from dataclasses import dataclass, field
 
 from autograder.course import Course
-from coursekit.app.hub.lti.client import LmsClient, LmsError
+from coursekit.app.lti.client import LmsClient, LmsError
 from autograder.lms.ledger import Ledger
 from autograder.lms.scores import standings
 from autograder.record.tables import table
-from coursekit.app.hub.lti.names import LtiNameError, unix_name
-from coursekit.app.hub.lti.platform import Platform
-from coursekit.app.hub.lti.roles import course_role
+from coursekit.app.lti.names import LtiNameError, unix_name
+from coursekit.app.lti.platform import Platform
+from coursekit.app.lti.roles import is_learner
 
 GIVE_UP_AFTER = 3     # consecutive transient failures: the LMS is down; the rest wait for the next run
 
@@ -84,7 +84,7 @@ def roster(client: LmsClient, platform: Platform) -> tuple[dict[str, str], set[s
             continue
         seen[name] = member
         names[name] = member["user_id"]
-        if course_role(member.get("roles")) == "student":
+        if is_learner(member.get("roles")):
             learners.add(name)
     for name in ambiguous:
         names.pop(name, None)

@@ -46,7 +46,7 @@ def hub(args: argparse.Namespace) -> int:
     try:
         roster = load_roster(args.roster) if args.roster else Roster(())
         if args.lti_config:
-            from coursekit.app.hub.lti.platform import load_platform
+            from coursekit.app.lti.platform import load_platform
 
             if not load_platform(args.lti_config).context_id:
                 print(f"course hub: {args.lti_config} has no context_id yet: every launch is refused with a page "

@@ -92,7 +92,7 @@ def test_a_replayed_launch_is_refused_even_with_its_cookies(hub, lms):
 
 
 def test_the_key_set_and_tool_configuration_are_served_and_rotation_keeps_sessions(hub, lms):
-    from coursekit.app.hub.lti import keys
+    from coursekit.app.lti import keys
 
     jwks = requests.get(f"{hub.url}/hub/lti/jwks", timeout=60).json()
     stored = keys.load(hub.data / "lti" / "tool-keys.json")
@@ -158,9 +158,9 @@ def test_a_launch_replayed_after_a_hub_restart_is_refused_and_creates_nothing(hu
 STUDENT_CLIENT = """
 import json, sys
 from pathlib import Path
-from coursekit.app.hub.lti import keys
-from coursekit.app.hub.lti.client import LmsClient, LmsError
-from coursekit.app.hub.lti.platform import load_platform
+from coursekit.app.lti import keys
+from coursekit.app.lti.client import LmsClient, LmsError
+from coursekit.app.lti.platform import load_platform
 
 platform = load_platform(sys.argv[1])
 mine = Path.home() / "my-lti" / "tool-keys.json"

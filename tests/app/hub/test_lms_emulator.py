@@ -12,7 +12,7 @@ import pytest
 import requests
 
 from lms_emulator import EmulatedLMS
-from coursekit.app.hub.lti import keys
+from coursekit.app.lti import keys
 
 
 @pytest.fixture

@@ -8,9 +8,9 @@ import stat
 import jwt
 import pytest
 
-from coursekit.app.hub.lti import keys
-from coursekit.app.hub.lti.names import LtiNameError, unix_name
-from coursekit.app.hub.lti.platform import PlatformError, load_platform
+from coursekit.app.lti import keys
+from coursekit.app.lti.names import LtiNameError, unix_name
+from coursekit.app.lti.platform import PlatformError, load_platform
 
 
 def test_the_key_set_is_made_private_and_serves_only_public_halves(tmp_path):

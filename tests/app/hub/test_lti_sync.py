@@ -29,7 +29,7 @@ def hub_data(tmp_path):
     platform.write_text(json.dumps(lms.platform_settings(context_id=lms.context_id)))
     settings = Settings(roster="", course_source=str(tmp_path / "course"), lti_config=str(platform))
     layout.settings.write_text(json.dumps(settings.__dict__))
-    from coursekit.app.hub.lti import keys
+    from coursekit.app.lti import keys
     from coursekit.app.hub.lti.hub import lti_folder
 
     key_file = lti_folder(layout.data) / keys.KEYS_FILE

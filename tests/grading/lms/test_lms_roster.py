@@ -1,7 +1,7 @@
 """Passback's roster from the LMS's Names and Roles (autograder/lms/passback.py `roster`), read over real
 HTTP from the emulated LMS: two members whose username claims map to one course account are never
 resolved by keeping one (a grade could go to the wrong person), and who counts as a learner is the hub's
-rule (coursekit/app/hub/lti/roles.py)."""
+rule (coursekit/app/lti/roles.py)."""
 from __future__ import annotations
 
 import json
@@ -9,9 +9,9 @@ import json
 import pytest
 
 from autograder.lms.passback import roster
-from coursekit.app.hub.lti import keys
-from coursekit.app.hub.lti.client import LmsClient
-from coursekit.app.hub.lti.platform import load_platform
+from coursekit.app.lti import keys
+from coursekit.app.lti.client import LmsClient
+from coursekit.app.lti.platform import load_platform
 from lms_emulator import EmulatedLMS
 
 TA = "http://purl.imsglobal.org/vocab/lis/v2/membership/Instructor#TeachingAssistant"

@@ -19,8 +19,8 @@ from traitlets import Unicode, default
 
 from coursekit.app.hub.lti import launch
 from coursekit.app.hub.lti.deeplink import Picker
-from coursekit.app.hub.lti.platform import load_platform
-from coursekit.app.hub.lti.roles import course_role
+from coursekit.app.lti.platform import load_platform
+from coursekit.app.lti.roles import course_role
 from coursekit.app.hub.lti.toolconfig import DESCRIPTION, TITLE, request_origin
 
 _lock = threading.Lock()
@@ -47,7 +47,7 @@ def remember(data: Path, name: str, role: str, user_id: str) -> None:
 
 
 class ClassAuthenticator(FirstUseAuthenticator):
-    lti_config = Unicode(config=True, help="the LMS's platform settings (coursekit/app/hub/lti/platform.py)")
+    lti_config = Unicode(config=True, help="the LMS's platform settings (coursekit/app/lti/platform.py)")
     data = Unicode(config=True, help="the hub's data folder")
     context_id = Unicode("", config=True, help="the LMS course (context id) this hub serves; other courses are refused")
     keys_file = Unicode(config=True, help="the tool's key set (its public half is served at /hub/lti/jwks)")

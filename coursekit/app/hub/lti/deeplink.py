@@ -18,10 +18,9 @@ import jwt
 from jupyterhub.handlers import BaseHandler
 from tornado import web
 
-from coursekit.app.hub.lti import keys as tool_keys
+from coursekit.app.lti import keys as tool_keys
+from coursekit.app.lti.claims import DL, LTI
 
-LTI = "https://purl.imsglobal.org/spec/lti/claim/"
-DL = "https://purl.imsglobal.org/spec/lti-dl/claim/"
 PENDING: dict[str, dict] = {}        # picker id -> the request's settings, its instructor, when it expires
 TTL_S = 1800
 

@@ -12,7 +12,7 @@ import pwd
 import shutil
 from pathlib import Path
 
-from coursekit.app.hub.lti import keys
+from coursekit.app.lti import keys
 
 def lti_folder(data: Path) -> Path:
     folder = Path(data) / "lti"
@@ -40,7 +40,7 @@ def use_lti(c, layout, settings, student_environment) -> None:
     a Deep-Linked assignment is fetched for them (assignment.py)."""
     from coursekit.app.hub.classroom import admit
     from coursekit.app.hub.lti.auth import ClassAuthenticator
-    from coursekit.app.hub.lti.platform import load_platform
+    from coursekit.app.lti.platform import load_platform
 
     platform = load_platform(settings.lti_config)
     key_file = lti_folder(layout.data) / keys.KEYS_FILE

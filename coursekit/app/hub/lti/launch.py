@@ -20,14 +20,14 @@ from ltiauthenticator.lti13.handlers import LTI13CallbackHandler, LTI13LoginInit
 from jupyterhub.handlers import BaseHandler
 from tornado.web import HTTPError
 
-from coursekit.app.hub.lti import keys as tool_keys
+from coursekit.app.lti import keys as tool_keys
 from coursekit.app.hub.lti.assignment import landing, linked_assignment
 from coursekit.app.hub.lti.identities import Identities, IdentityTaken, release_command
-from coursekit.app.hub.lti.names import LtiNameError, unix_name
-from coursekit.app.hub.lti.roles import course_role
+from coursekit.app.lti.claims import LTI
+from coursekit.app.lti.names import LtiNameError, unix_name
+from coursekit.app.lti.roles import course_role
 from coursekit.app.hub.lti.toolconfig import canvas_json
 
-LTI = "https://purl.imsglobal.org/spec/lti/claim/"
 
 
 class Refused(HTTPError):

@@ -15,11 +15,11 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from coursekit.app.hub.lti import keys
+from coursekit.app.lti import keys
 from coursekit.app.hub.lti.auth import read_people, remember, people_file
 from coursekit.app.hub.lti.identities import Identities, IdentityTaken
-from coursekit.app.hub.lti.names import LtiNameError, unix_name
-from coursekit.app.hub.lti.roles import course_role
+from coursekit.app.lti.names import LtiNameError, unix_name
+from coursekit.app.lti.roles import course_role
 
 
 @dataclass
@@ -43,9 +43,9 @@ def sync(layout, settings, admit) -> SyncReport:
     import json
     import os
 
-    from coursekit.app.hub.lti.client import LmsClient
+    from coursekit.app.lti.client import LmsClient
     from coursekit.app.hub.lti.hub import lti_folder
-    from coursekit.app.hub.lti.platform import load_platform
+    from coursekit.app.lti.platform import load_platform
 
     platform = load_platform(settings.lti_config)
     key_file = lti_folder(layout.data) / keys.KEYS_FILE
@@ -88,7 +88,7 @@ def sync(layout, settings, admit) -> SyncReport:
 
 def main(argv: list[str] | None = None) -> int:
     from coursekit.app.hub.classroom import Layout, admit
-    from coursekit.app.hub.lti.client import LmsError
+    from coursekit.app.lti.client import LmsError
 
     import argparse
     import time

@@ -11,13 +11,10 @@ from __future__ import annotations
 import json
 from urllib.parse import urlparse
 
+from coursekit.app.lti.claims import SCOPES
+
 HUB_PREFIX = "/hub/"          # JupyterHub's own pages under its (default) base URL
 LOGIN, CALLBACK, JWKS, CONFIG, TARGET = "lti13/oauth_login", "lti13/oauth_callback", "lti/jwks", "lti/config", "spawn"
-SCOPES = ("https://purl.imsglobal.org/spec/lti-ags/scope/lineitem",
-          "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem.readonly",
-          "https://purl.imsglobal.org/spec/lti-ags/scope/result.readonly",
-          "https://purl.imsglobal.org/spec/lti-ags/scope/score",
-          "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly")
 USERNAME_FIELD = {"username": "$Canvas.user.loginId"}
 TITLE = "LLM training vs inference"
 DESCRIPTION = "The course's JupyterLab: lessons, labs and quizzes"

@@ -2,8 +2,7 @@
 every roster sync, so the person who is `ada` in the CSV roster and arrives from the LMS is the same `ada`.
 
 `username_claim` in the platform settings names it: a top-level claim (`email`, `sub`,
-`https://purl.imsglobal.org/spec/lti/claim/lis#person_sourcedid` style `CLAIM#key` for a key inside
-a claim). The default is the custom parameter `username`, which the admin sets to `$User.username`
+`CLAIM#key` for a key inside a claim, as the default `<custom claim>#username`). The default is the custom parameter `username`, which the admin sets to `$User.username`
 (Canvas: `$Canvas.user.loginId`; Moodle: `$User.username`). An email keeps its part before the @.
 The value is lowercased and must then be a valid Unix name; otherwise the launch is refused with the
 value named, never silently replaced by another (a second account for the same person).
@@ -12,8 +11,9 @@ from __future__ import annotations
 
 import re
 
+from coursekit.app.lti.claims import CUSTOM
+
 USERNAME = re.compile(r"^[a-z_][a-z0-9_-]{0,31}$")
-CUSTOM = "https://purl.imsglobal.org/spec/lti/claim/custom"
 
 
 class LtiNameError(ValueError):
