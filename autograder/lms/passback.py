@@ -14,10 +14,10 @@ import json
 from dataclasses import dataclass, field
 
 from autograder.course import Course
-from coursekit.app.lti.client import LmsClient, LmsError
 from autograder.lms.ledger import Ledger
 from autograder.lms.scores import standings
 from autograder.record.tables import table
+from coursekit.app.lti.client import LmsClient, LmsError
 from coursekit.app.lti.names import LtiNameError, unix_name
 from coursekit.app.lti.platform import Platform
 from coursekit.app.lti.roles import is_learner
@@ -86,10 +86,10 @@ def roster(client: LmsClient, platform: Platform) -> tuple[dict[str, str], set[s
         names[name] = member["user_id"]
         if is_learner(member.get("roles")):
             learners.add(name)
-    for name in ambiguous:
+    for name, why in ambiguous.items():
         names.pop(name, None)
         learners.add(name)
-        notes.append(ambiguous[name])
+        notes.append(why)
     return names, learners, notes, ambiguous
 
 

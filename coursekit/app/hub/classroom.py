@@ -28,9 +28,9 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from coursekit.paths import course_root
 from coursekit.app.hub.accounts import ensure_account, make_reachable, seed, shell_path
 from coursekit.app.hub.roster import Roster
+from coursekit.paths import course_root
 
 COURSE_ID = "llm-train-vs-infer"
 INSTRUCTOR_COURSE = "course"     # ~/course: the instructor's nbgrader course directory

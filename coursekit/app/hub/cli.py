@@ -6,8 +6,8 @@ import os
 import sys
 from pathlib import Path
 
-from coursekit.paths import course_root
 from coursekit.app.hub.classroom import CULL_TIMEOUT
+from coursekit.paths import course_root
 
 DEFAULT_DATA = "/srv/llm-course-hub"
 
@@ -15,9 +15,9 @@ DEFAULT_DATA = "/srv/llm-course-hub"
 def hub(args: argparse.Namespace) -> int:
     from coursekit.app.hub.accounts import AccountError
     from coursekit.app.hub.classroom import Layout, Settings, prepare
-    from coursekit.app.precompile import precompile
     from coursekit.app.hub.proxy import ensure_proxy
     from coursekit.app.hub.roster import Roster, RosterError, load_roster
+    from coursekit.app.precompile import precompile
 
     if args.action == "stop":
         from coursekit.app.hub.stop import StopError, stop
@@ -28,7 +28,11 @@ def hub(args: argparse.Namespace) -> int:
             print(f"course hub stop: {error}", file=sys.stderr)
             return 1
     if args.action == "lti-tool-config":
-        from coursekit.app.hub.lti.toolconfig import PublicUrlError, public_origin, setup_text
+        from coursekit.app.hub.lti.toolconfig import (
+            PublicUrlError,
+            public_origin,
+            setup_text,
+        )
 
         try:
             print(setup_text(public_origin(args.public_url or "")))

@@ -13,7 +13,13 @@ import json
 import requests
 
 from coursekit.app.lti import keys as tool_keys
-from coursekit.app.lti.claims import LINEITEM, LINEITEM_READONLY, NRPS_SCOPE, RESULT_READONLY, SCORE
+from coursekit.app.lti.claims import (
+    LINEITEM,
+    LINEITEM_READONLY,
+    NRPS_SCOPE,
+    RESULT_READONLY,
+    SCORE,
+)
 from coursekit.app.lti.platform import Platform
 
 AGS_SCOPES = [LINEITEM, LINEITEM_READONLY, RESULT_READONLY, SCORE]

@@ -15,7 +15,6 @@ from urllib.parse import urlparse
 import pytest
 import requests
 from cryptography.hazmat.primitives.asymmetric import rsa
-
 from lms_emulator import LTI
 from lti_hub import edit_claims, hub, hub_users, launch, lms, unix_account  # noqa: F401 (fixtures: one hub here)
 
@@ -224,7 +223,7 @@ def test_another_lms_person_claiming_a_taken_name_is_refused_and_the_admin_can_r
     assert release in page and "Nothing was created" in page
     assert hub_users(hub) == before
     command = [sys.executable, "-m", "coursekit.app.hub.lti.identities", str(hub.data)]
-    freed = subprocess.run(command + ["release", ada], capture_output=True, text=True, timeout=60)
+    freed = subprocess.run(command + ["release", ada], capture_output=True, text=True, timeout=60, check=False)
     assert freed.returncode == 0, freed.stderr
     _, rebound = launch(hub, lms, "u-ada-2")             # the instructor confirmed: the new LMS account gets it
     assert rebound.status_code == 302, rebound.text[:800]

@@ -10,8 +10,8 @@ import uuid
 import jwt
 import pytest
 import requests
-
 from lms_emulator import EmulatedLMS
+
 from coursekit.app.lti import keys
 
 

@@ -10,7 +10,6 @@ import subprocess
 import sys
 
 import pytest
-
 from lms_emulator import EmulatedLMS
 
 
@@ -29,8 +28,8 @@ def hub_data(tmp_path):
     platform.write_text(json.dumps(lms.platform_settings(context_id=lms.context_id)))
     settings = Settings(roster="", course_source=str(tmp_path / "course"), lti_config=str(platform))
     layout.settings.write_text(json.dumps(settings.__dict__))
-    from coursekit.app.lti import keys
     from coursekit.app.hub.lti.hub import lti_folder
+    from coursekit.app.lti import keys
 
     key_file = lti_folder(layout.data) / keys.KEYS_FILE
     lms.tool_jwks = lambda: keys.public_jwks(keys.ensure(key_file)[0])

@@ -12,7 +12,6 @@ import shutil
 import sqlite3
 
 import pytest
-
 from lms_emulator import EmulatedLMS
 from pipeline_course import BODIES, LAB, NB, cli, copy_course, notebook_text
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from lms_emulator import EmulatedLMS
 from quiz_course import QUIZ, STUDENTS, answers_for, copy_course, hand_in, run
 

@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from lms_emulator import EmulatedLMS
 
 from autograder.lms.passback import roster
 from coursekit.app.lti import keys
 from coursekit.app.lti.client import LmsClient
 from coursekit.app.lti.platform import load_platform
-from lms_emulator import EmulatedLMS
 
 TA = "http://purl.imsglobal.org/vocab/lis/v2/membership/Instructor#TeachingAssistant"
 LEARNER_SUB = "http://purl.imsglobal.org/vocab/lis/v2/membership/Learner#NonCreditLearner"

@@ -19,9 +19,9 @@ from traitlets import Unicode, default
 
 from coursekit.app.hub.lti import launch
 from coursekit.app.hub.lti.deeplink import Picker
+from coursekit.app.hub.lti.toolconfig import DESCRIPTION, TITLE, request_origin
 from coursekit.app.lti.platform import load_platform
 from coursekit.app.lti.roles import course_role
-from coursekit.app.hub.lti.toolconfig import DESCRIPTION, TITLE, request_origin
 
 _lock = threading.Lock()
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from coursekit.app.lti import keys
 
+
 def lti_folder(data: Path) -> Path:
     folder = Path(data) / "lti"
     folder.mkdir(mode=0o700, exist_ok=True)

@@ -15,19 +15,22 @@ from __future__ import annotations
 
 import json
 
-from ltiauthenticator.lti13.error import InvalidAudienceError, TokenError, ValidationError
-from ltiauthenticator.lti13.handlers import LTI13CallbackHandler, LTI13LoginInitHandler
 from jupyterhub.handlers import BaseHandler
+from ltiauthenticator.lti13.error import (
+    InvalidAudienceError,
+    TokenError,
+    ValidationError,
+)
+from ltiauthenticator.lti13.handlers import LTI13CallbackHandler, LTI13LoginInitHandler
 from tornado.web import HTTPError
 
-from coursekit.app.lti import keys as tool_keys
 from coursekit.app.hub.lti.assignment import landing, linked_assignment
 from coursekit.app.hub.lti.identities import Identities, IdentityTaken, release_command
+from coursekit.app.hub.lti.toolconfig import canvas_json
+from coursekit.app.lti import keys as tool_keys
 from coursekit.app.lti.claims import LTI
 from coursekit.app.lti.names import LtiNameError, unix_name
 from coursekit.app.lti.roles import course_role
-from coursekit.app.hub.lti.toolconfig import canvas_json
-
 
 
 class Refused(HTTPError):

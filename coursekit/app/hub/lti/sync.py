@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from coursekit.app.lti import keys
-from coursekit.app.hub.lti.auth import read_people, remember, people_file
+from coursekit.app.hub.lti.auth import people_file, read_people, remember
 from coursekit.app.hub.lti.identities import Identities, IdentityTaken
+from coursekit.app.lti import keys
 from coursekit.app.lti.names import LtiNameError, unix_name
 from coursekit.app.lti.roles import course_role
 
@@ -43,8 +42,8 @@ def sync(layout, settings, admit) -> SyncReport:
     import json
     import os
 
-    from coursekit.app.lti.client import LmsClient
     from coursekit.app.hub.lti.hub import lti_folder
+    from coursekit.app.lti.client import LmsClient
     from coursekit.app.lti.platform import load_platform
 
     platform = load_platform(settings.lti_config)
@@ -87,11 +86,11 @@ def sync(layout, settings, admit) -> SyncReport:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from coursekit.app.hub.classroom import Layout, admit
-    from coursekit.app.lti.client import LmsError
-
     import argparse
     import time
+
+    from coursekit.app.hub.classroom import Layout, admit
+    from coursekit.app.lti.client import LmsError
 
     parser = argparse.ArgumentParser(prog="python -m coursekit.app.hub.lti.sync")
     parser.add_argument("data")

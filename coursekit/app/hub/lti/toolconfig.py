@@ -71,21 +71,21 @@ def request_origin(public_url: str, scheme: str, host: str, headers) -> str:
 
 def setup_text(origin: str, title: str = TITLE, description: str = DESCRIPTION) -> str:
     """`course hub lti-tool-config`: the admin's first step, before anything is known from the LMS."""
-    fields = {**urls(origin), "custom parameter": "username=$Canvas.user.loginId (Canvas), username=$User.username "
-              "(Moodle)"}
+    fields = {**urls(origin),
+              "custom parameter": "username=$Canvas.user.loginId (Canvas), username=$User.username (Moodle)"}
     width = max(map(len, fields))
     lines = [f"The tool at {origin} (docs/LMS.md, section 1). Register it in the LMS with these URLs:", ""]
     lines += [f"  {what.ljust(width)}  {value}" for what, value in fields.items()]
     if not origin.startswith("https://"):
-        lines += ["", "warning: LTI 1.3 needs https: LMSs refuse http tool URLs, and browsers drop the launch's "
-                      "cross-site cookies; put a TLS proxy in front of the hub (docs/LMS.md, section 1)"]
+        lines += ["", ("warning: LTI 1.3 needs https: LMSs refuse http tool URLs, and browsers drop the launch's "
+                       "cross-site cookies; put a TLS proxy in front of the hub (docs/LMS.md, section 1)")]
+    settings = ("Then copy back into a settings file (docs/LMS.md, section 2): issuer, client_id (Canvas: the key's "
+                "ID), deployment_id (after installing the tool in the course), the LMS's auth_login_url, "
+                "auth_token_url, key_set_url, and the course's lineitems_url and memberships_url. context_id may "
+                "wait: a hub started without it refuses every launch with a page naming the launching course's "
+                "context_id; add it then and restart.")
+    start = (f"Start the hub: course hub --lti-config FILE --public-url {origin} (the hub itself on loopback, "
+             "behind the TLS proxy).")
     lines += ["", "Canvas: Developer Keys > + Developer Key > + LTI Key, Method \"Paste JSON\":", "",
-              json.dumps(canvas_json(origin, title, description), indent=1), "",
-              "Then copy back into a settings file (docs/LMS.md, section 2): issuer, client_id (Canvas: the key's ID), "
-              "deployment_id (after installing the tool in the course), the LMS's auth_login_url, auth_token_url, "
-              "key_set_url, and the course's lineitems_url and memberships_url. context_id may wait: a hub started "
-              "without it refuses every launch with a page naming the launching course's context_id; add it then "
-              "and restart.",
-              f"Start the hub: course hub --lti-config FILE --public-url {origin} (the hub itself on loopback, "
-              "behind the TLS proxy)."]
+              json.dumps(canvas_json(origin, title, description), indent=1), "", settings, start]
     return "\n".join(lines)
