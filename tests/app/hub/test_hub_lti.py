@@ -251,3 +251,15 @@ def test_behind_a_tls_proxy_the_lms_is_given_the_public_address(hub, lms):
     cookies = start.raw.headers.getlist("Set-Cookie")          # state and nonce: sent back cross-site over https
     assert len(cookies) == 2 and all("Secure" in c and "SameSite=None" in c for c in cookies), cookies
 
+
+def test_an_lms_student_whose_username_is_a_roster_instructors_is_refused_that_account(hub, lms):
+    from coursekit.app.hub.lti.identities import Identities
+
+    lms.enrol(hub.users["prof"].upper(), user_id="u-prof-student")       # a Learner whose login id maps to prof
+    _, answer = launch(hub, lms, "u-prof-student")
+    page = html.unescape(answer.text)
+    assert answer.status_code == 403, page[:800]
+    assert "is the roster's instructor, and the LMS says this person is a student" in page and "Nothing was created" in page
+    assert Identities(hub.data).owner(hub.users["prof"]) is None         # not bound to them either
+    del lms.people["u-prof-student"]
+

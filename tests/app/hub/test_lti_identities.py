@@ -42,3 +42,13 @@ def test_the_admin_lists_and_releases_a_binding(data):
     assert Identities(data).bind("ada", LMS, "u-2") is True             # the next person to launch gets it
     again = subprocess.run(command + ["release", "eve"], capture_output=True, text=True, timeout=60, check=False)
     assert again.returncode == 1 and "not bound" in again.stderr
+
+
+def test_a_roster_account_goes_only_to_an_lms_person_of_the_rosters_rank():
+    from coursekit.app.hub.lti.identities import roster_conflict
+
+    assert roster_conflict("ada", None, "student") is None               # not in the roster: the LMS decides
+    assert roster_conflict("ada", "student", "student") is None
+    assert roster_conflict("prof", "instructor", "instructor") is None and roster_conflict("prof", "instructor", "ta") is None
+    assert "roster's instructor, and the LMS says this person is a student" in roster_conflict("prof", "instructor", "student")
+    assert "roster's student, and the LMS says this person is an instructor" in roster_conflict("ada", "student", "instructor")

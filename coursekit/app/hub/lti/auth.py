@@ -15,7 +15,7 @@ import threading
 from pathlib import Path
 
 from firstuseauthenticator import FirstUseAuthenticator
-from traitlets import Unicode, default
+from traitlets import Dict, Unicode, default
 
 from coursekit.app.hub.lti import launch
 from coursekit.app.hub.lti.deeplink import Picker
@@ -82,6 +82,7 @@ class ClassAuthenticator(FirstUseAuthenticator):
     jwks_endpoint = property(lambda self: self.platform.key_set_url)
     jwks_algorithms = property(lambda self: ["RS256"])
 
+    roster_roles = Dict(config=True, help="the CSV roster's name -> 'instructor' or 'student'")
     public_url = Unicode("", config=True, help="the hub's public address (https://hub.example.edu): every URL "
                          "handed to the LMS is made from it, whatever the request's Host and forwarded headers")
 

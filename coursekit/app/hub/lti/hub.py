@@ -22,6 +22,16 @@ def lti_folder(data: Path) -> Path:
     return folder
 
 
+def roster_roles(roster_file: str) -> dict[str, str]:
+    """The CSV roster's name -> 'instructor' or 'student' ({} for a hub without one)."""
+    if not roster_file:
+        return {}
+    from coursekit.app.hub.roster import load_roster
+
+    roster = load_roster(roster_file)
+    return {**dict.fromkeys(roster.students, "student"), **dict.fromkeys(roster.instructors, "instructor")}
+
+
 def hand_to_instructor(data: Path, settings, username: str, course_folder: Path) -> None:
     """Copy the key set and platform settings into an instructor's course folder, theirs and private."""
     account = pwd.getpwnam(username)
@@ -52,6 +62,8 @@ def use_lti(c, layout, settings, student_environment) -> None:
     c.ClassAuthenticator.keys_file = str(key_file)
     c.ClassAuthenticator.context_id = platform.context_id
     c.ClassAuthenticator.public_url = settings.public_url
+    # a roster account is claimed from the LMS only with the roster's role (identities.roster_conflict)
+    c.ClassAuthenticator.roster_roles = roster_roles(settings.roster)
     c.ClassAuthenticator.course_source = settings.course_source
     c.ClassAuthenticator.dbm_path = str(layout.passwords)
     c.ClassAuthenticator.create_users = False

@@ -32,6 +32,16 @@ def identities_file(data: str | Path) -> Path:
     return Path(data) / "lti" / FILE
 
 
+def roster_conflict(name: str, listed: str | None, role: str | None) -> str | None:
+    """Why an LMS person with course role `role` may not have the roster's account `name` (roster role
+    `listed`), or None. A roster instructor's home holds the solutions and the grading secret: an LMS
+    student whose username maps to it must never land there, nor an LMS instructor in a roster student's."""
+    if not listed or (listed == "instructor") == (role in ("instructor", "ta")):
+        return None
+    said = {"instructor": "an instructor", "ta": "a TA", "student": "a student"}.get(role or "", "no member")
+    return f"the course account {name!r} is the roster's {listed}, and the LMS says this person is {said} of the course"
+
+
 def release_command(data: str | Path, name: str) -> str:
     return f"python -m coursekit.app.hub.lti.identities {data} release {name}"
 

@@ -25,7 +25,12 @@ from ltiauthenticator.lti13.handlers import LTI13CallbackHandler, LTI13LoginInit
 from tornado.web import HTTPError
 
 from coursekit.app.hub.lti.assignment import landing, linked_assignment
-from coursekit.app.hub.lti.identities import Identities, IdentityTaken, release_command
+from coursekit.app.hub.lti.identities import (
+    Identities,
+    IdentityTaken,
+    release_command,
+    roster_conflict,
+)
 from coursekit.app.hub.lti.toolconfig import canvas_json
 from coursekit.app.lti import keys as tool_keys
 from coursekit.app.lti.claims import LTI
@@ -137,6 +142,10 @@ class Launch(LTI13CallbackHandler):
         if not self.authenticator.used_nonces.first_use(token["nonce"]):
             raise Refused(400, "this launch was already used (a replayed id_token)", AGAIN)
         name = token["course_username"]
+        conflict = roster_conflict(name, self.authenticator.roster_roles.get(name), course_role(token.get(LTI + "roles")))
+        if conflict:
+            raise Refused(403, conflict, f"If {name!r} is not you, ask the LMS admin to give you another username; otherwise ask "
+                          "the course's instructor to fix your role in the LMS or the roster (docs/LMS.md, section 3).")
         try:
             Identities(self.authenticator.data).bind(name, platform.issuer, token.get("sub"))
         except IdentityTaken as error:

@@ -15,7 +15,7 @@ import sys
 from dataclasses import dataclass, field
 
 from coursekit.app.hub.lti.auth import people_file, read_people, remember
-from coursekit.app.hub.lti.identities import Identities, IdentityTaken
+from coursekit.app.hub.lti.identities import Identities, IdentityTaken, roster_conflict
 from coursekit.app.lti import keys
 from coursekit.app.lti.names import LtiNameError, unix_name
 from coursekit.app.lti.roles import course_role
@@ -42,7 +42,7 @@ def sync(layout, settings, admit) -> SyncReport:
     import json
     import os
 
-    from coursekit.app.hub.lti.hub import lti_folder
+    from coursekit.app.hub.lti.hub import lti_folder, roster_roles
     from coursekit.app.lti.client import LmsClient
     from coursekit.app.lti.platform import load_platform
 
@@ -51,6 +51,7 @@ def sync(layout, settings, admit) -> SyncReport:
     keys.ensure(key_file)
     members = LmsClient(platform, key_file).members()
     report, people, active = SyncReport(), read_people(layout.data), set()
+    listed = roster_roles(settings.roster)
     for member in members:
         role = course_role(member.get("roles"))
         if member.get("status", "Active") != "Active" or role is None:
@@ -59,6 +60,10 @@ def sync(layout, settings, admit) -> SyncReport:
             name = unix_name(member, platform.username_claim)
         except LtiNameError as error:
             report.problems.append(str(error))
+            continue
+        conflict = roster_conflict(name, listed.get(name), role)
+        if conflict:
+            report.problems.append(f"{conflict}; not admitted (docs/LMS.md, section 3)")
             continue
         try:
             Identities(layout.data).bind(name, platform.issuer, member.get("user_id"))
