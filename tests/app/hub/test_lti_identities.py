@@ -49,6 +49,9 @@ def test_a_roster_account_goes_only_to_an_lms_person_of_the_rosters_rank():
 
     assert roster_conflict("ada", None, "student") is None               # not in the roster: the LMS decides
     assert roster_conflict("ada", "student", "student") is None
-    assert roster_conflict("prof", "instructor", "instructor") is None and roster_conflict("prof", "instructor", "ta") is None
-    assert "roster's instructor, and the LMS says this person is a student" in roster_conflict("prof", "instructor", "student")
-    assert "roster's student, and the LMS says this person is an instructor" in roster_conflict("ada", "student", "instructor")
+    assert roster_conflict("prof", "instructor", "instructor") is None
+    assert roster_conflict("prof", "instructor", "ta") is None
+    student_as_prof = roster_conflict("prof", "instructor", "student")
+    assert "roster's instructor, and the LMS says this person is a student" in student_as_prof
+    instructor_as_ada = roster_conflict("ada", "student", "instructor")
+    assert "roster's student, and the LMS says this person is an instructor" in instructor_as_ada

@@ -28,7 +28,8 @@ def test_the_grader_imports_the_protocol_without_jupyterhub():
              "import coursekit.app.lti.platform, coursekit.app.lti.roles, coursekit.app.lti.claims\n"
              "hub = sorted(m for m in sys.modules if m.split('.')[0] in ('jupyterhub', 'tornado', 'ltiauthenticator')"
              " or m.startswith('coursekit.app.hub'))\nprint(hub)\n")
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, cwd=ROOT, check=False)
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, cwd=ROOT,
+                          check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]", done.stdout
 

@@ -125,8 +125,8 @@ class Launch(LTI13CallbackHandler):
             title = (token.get(LTI + "context") or {}).get("title") or "(no title)"
             raise Refused(403, f"this hub does not yet know which LMS course it serves; this launch came from the "
                                f"course {title!r}, whose context_id is {context!r}",
-                          f"The hub's admin adds \"context_id\": \"{context}\" to {platform.source} and restarts "
-                          "the hub; then everyone of that course can launch (docs/LMS.md, section 2).")
+                          f"The hub's admin adds \"context_id\": \"{context}\" to the hub's --lti-config file and "
+                          "restarts the hub; then everyone of that course can launch (docs/LMS.md, section 2).")
         if context != self.authenticator.context_id:
             raise Refused(403, f"it comes from another course of the LMS ({context!r}; this hub serves "
                                f"{self.authenticator.context_id!r}), and roles there count nothing here", ASK)
@@ -142,10 +142,12 @@ class Launch(LTI13CallbackHandler):
         if not self.authenticator.used_nonces.first_use(token["nonce"]):
             raise Refused(400, "this launch was already used (a replayed id_token)", AGAIN)
         name = token["course_username"]
-        conflict = roster_conflict(name, self.authenticator.roster_roles.get(name), course_role(token.get(LTI + "roles")))
+        role = course_role(token.get(LTI + "roles"))
+        conflict = roster_conflict(name, self.authenticator.roster_roles.get(name), role)
         if conflict:
-            raise Refused(403, conflict, f"If {name!r} is not you, ask the LMS admin to give you another username; otherwise ask "
-                          "the course's instructor to fix your role in the LMS or the roster (docs/LMS.md, section 3).")
+            raise Refused(403, conflict, f"If {name!r} is not you, ask the LMS admin to give you another username; "
+                          "otherwise ask the course's instructor to fix your role in the LMS or the roster "
+                          "(docs/LMS.md, section 3).")
         try:
             Identities(self.authenticator.data).bind(name, platform.issuer, token.get("sub"))
         except IdentityTaken as error:

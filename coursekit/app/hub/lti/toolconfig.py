@@ -47,11 +47,13 @@ def canvas_json(origin: str, title: str, description: str, prefix: str = HUB_PRE
     """Canvas's developer key ("Paste JSON"); Moodle's form takes the same URLs from `urls`."""
     at = urls(origin, prefix)
     target = at["target link (launch)"]
-    placements = [{"placement": "course_navigation", "message_type": "LtiResourceLinkRequest", "target_link_uri": target}]
+    placements = [{"placement": "course_navigation", "message_type": "LtiResourceLinkRequest",
+                   "target_link_uri": target}]
     placements += [{"placement": where, "message_type": "LtiDeepLinkingRequest", "target_link_uri": target}
                    for where in ("assignment_selection", "link_selection")]
     return {"title": title, "description": description, "oidc_initiation_url": at["login initiation"],
-            "target_link_uri": target, "redirect_uris": [at["redirect URI"]], "public_jwk_url": at["public key set (JWKS)"],
+            "target_link_uri": target, "redirect_uris": [at["redirect URI"]],
+            "public_jwk_url": at["public key set (JWKS)"],
             "scopes": list(SCOPES), "custom_fields": dict(USERNAME_FIELD),
             "extensions": [{"platform": "canvas.instructure.com", "privacy_level": "public",
                             "settings": {"placements": placements}}]}
