@@ -264,3 +264,17 @@ def test_an_lms_student_whose_username_is_a_roster_instructors_is_refused_that_a
     assert Identities(hub.data).owner(hub.users["prof"]) is None         # not bound to them either
     del lms.people["u-prof-student"]
 
+
+def test_people_admitted_before_bindings_existed_are_bound_at_the_hubs_start(hub, lms):
+    from coursekit.app.hub.lti.identities import Identities, identities_file
+
+    assert launch(hub, lms, "u-eve")[1].status_code == 302
+    identities_file(hub.data).unlink()        # as on a hub upgraded from before bindings: people.json alone
+    hub.stop_hub()
+    hub.start(timeout=360)
+    assert Identities(hub.data).owner(hub.users["eve"]) == (lms.issuer, "u-eve")
+    lms.enrol(hub.users["eve"] + "@gmail.example", user_id="u-eve-2")
+    _, other = launch(hub, lms, "u-eve-2")
+    assert other.status_code == 403 and "belongs to another LMS person" in html.unescape(other.text)
+    del lms.people["u-eve-2"]
+

@@ -55,3 +55,13 @@ def test_a_roster_account_goes_only_to_an_lms_person_of_the_rosters_rank():
     assert "roster's instructor, and the LMS says this person is a student" in student_as_prof
     instructor_as_ada = roster_conflict("ada", "student", "instructor")
     assert "roster's student, and the LMS says this person is an instructor" in instructor_as_ada
+
+
+def test_people_admitted_before_bindings_existed_are_bound_to_their_recorded_lms_id(data):
+    Identities(data).bind("bob", LMS, "u-bob-new")
+    people = {"ada": {"role": "student", "user_id": "u-ada"}, "bob": {"role": "ta", "user_id": "u-bob"},
+              "cy": {"role": "student"}}
+    assert Identities(data).adopt(people, LMS) == ["ada"]
+    assert Identities(data).owner("ada") == (LMS, "u-ada")
+    assert Identities(data).owner("bob") == (LMS, "u-bob-new") and Identities(data).owner("cy") is None
+    assert Identities(data).adopt(people, LMS) == []            # each hub start: nothing new

@@ -50,12 +50,14 @@ def use_lti(c, layout, settings, student_environment) -> None:
     """`student_environment(name)`: a student's server's environment (config.server_environment), in which
     a Deep-Linked assignment is fetched for them (assignment.py)."""
     from coursekit.app.hub.classroom import admit
-    from coursekit.app.hub.lti.auth import ClassAuthenticator
+    from coursekit.app.hub.lti.auth import ClassAuthenticator, read_people
+    from coursekit.app.hub.lti.identities import Identities
     from coursekit.app.lti.platform import load_platform
 
     platform = load_platform(settings.lti_config)
     key_file = lti_folder(layout.data) / keys.KEYS_FILE
     keys.ensure(key_file)
+    Identities(layout.data).adopt(read_people(layout.data), platform.issuer)     # people from before bindings
     c.JupyterHub.authenticator_class = ClassAuthenticator
     c.ClassAuthenticator.lti_config = settings.lti_config
     c.ClassAuthenticator.data = str(layout.data)

@@ -77,6 +77,19 @@ class Identities:
             f"the course account {name!r} belongs to another LMS person (user id {owner[1]!r} of {owner[0]}; "
             f"this launch is user id {sub!r}), and an account is never handed to a second person")
 
+    def adopt(self, people: dict, issuer: str) -> list[str]:
+        """Bind the people a hub admitted before bindings existed (people.json: name -> {"user_id"}) to the
+        LMS user id it recorded for them, so that after an upgrade nobody else claims them first. Names
+        already bound are left as they are; returns the names bound now."""
+        db = self._connect()
+        try:
+            return [name for name, person in sorted(people.items())
+                    if isinstance(person, dict) and isinstance(person.get("user_id"), str) and person["user_id"]
+                    and db.execute("INSERT OR IGNORE INTO bound VALUES (?, ?, ?, ?)",
+                                   (name, issuer, person["user_id"], time.time())).rowcount]
+        finally:
+            db.close()
+
     def owner(self, name: str) -> tuple[str, str] | None:
         db = self._connect()
         try:
