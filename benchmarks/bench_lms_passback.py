@@ -26,12 +26,12 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 def build_course(folder: Path, students: int) -> Path:
     import nbformat
+    from pipeline_course import LAB, NB, generate_course
 
     from autograder.course import Course
-    from autograder.submitted import submission_hash
     from autograder.record.gradebook import GradebookWriter
     from autograder.record.store import Row, Store
-    from pipeline_course import LAB, NB, generate_course
+    from autograder.submitted import submission_hash
 
     root = generate_course(folder)
     course = Course(root)
@@ -54,12 +54,13 @@ def build_course(folder: Path, students: int) -> Path:
 
 
 def one_round(root: Path, students: int) -> dict:
-    from autograder.course import Course
-    from autograder.lms.passback import post
-    from coursekit.app.hub.lti import keys
-    from coursekit.app.hub.lti.platform import load_platform
     from lms_emulator import EmulatedLMS
     from pipeline_course import LAB
+
+    from autograder.course import Course
+    from autograder.lms.passback import post
+    from coursekit.app.lti import keys
+    from coursekit.app.lti.platform import load_platform
 
     course = Course(root)
     key_file = root / "lti" / "tool-keys.json"

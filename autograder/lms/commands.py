@@ -14,14 +14,14 @@ from pathlib import Path
 
 
 def _paths(args, course) -> tuple[Path, Path]:
-    from coursekit.app.hub.lti.keys import keys_path
+    from coursekit.app.lti.keys import keys_path
 
     platform = Path(args.platform) if args.platform else course.root / "lti" / "platform.json"
     return platform, Path(args.keys) if args.keys else keys_path(course.root)
 
 
 def cmd_keys(args, course) -> int:
-    from coursekit.app.hub.lti import keys
+    from coursekit.app.lti import keys
 
     _, path = _paths(args, course)
     try:
@@ -38,8 +38,8 @@ def cmd_keys(args, course) -> int:
 
 def cmd_post(args, course) -> int:
     from autograder.lms.passback import post
-    from coursekit.app.hub.lti.keys import ToolKeyError
-    from coursekit.app.hub.lti.platform import PlatformError, load_platform
+    from coursekit.app.lti.keys import ToolKeyError
+    from coursekit.app.lti.platform import PlatformError, load_platform
 
     platform_file, keys_file = _paths(args, course)
     try:

@@ -14,14 +14,14 @@ import json
 from dataclasses import dataclass, field
 
 from autograder.course import Course
-from coursekit.app.hub.lti.client import LmsClient, LmsError
 from autograder.lms.ledger import Ledger
 from autograder.record.outgoing import standings
 from autograder.record.tables import table
-from coursekit.app.hub.lti.names import LtiNameError, unix_name
-from coursekit.app.hub.lti.platform import Platform
+from coursekit.app.lti.client import LmsClient, LmsError
+from coursekit.app.lti.names import LtiNameError, unix_name
+from coursekit.app.lti.platform import Platform
+from coursekit.app.lti.roles import is_learner
 
-LEARNER = "membership#Learner"
 GIVE_UP_AFTER = 3     # consecutive transient failures: the LMS is down; the rest wait for the next run
 
 
@@ -60,9 +60,15 @@ def comment(lab: str, penalty: float) -> str:
             f"Assignments panel, {lab}, Fetch Feedback.")
 
 
-def roster(client: LmsClient, platform: Platform) -> tuple[dict[str, str], set[str], list[str]]:
-    """(unix name -> LTI user id, the unix names of learners, notes) from NRPS."""
-    names, learners, notes = {}, set(), []
+def _who(member: dict) -> str:
+    return f"{member.get('name') or '(no name)'} (user id {member.get('user_id')!r})"
+
+
+def roster(client: LmsClient, platform: Platform) -> tuple[dict[str, str], set[str], list[str], dict[str, str]]:
+    """(unix name -> LTI user id, the unix names of learners, notes, unix name -> why nothing is sent to it)
+    from NRPS. Two active members whose username claims map to one name are never resolved by picking one
+    (a grade could go to the wrong person): that name is listed as ambiguous, naming both."""
+    names, learners, notes, ambiguous, seen = {}, set(), [], {}, {}
     for member in client.members():
         if member.get("status", "Active") != "Active":
             continue
@@ -71,10 +77,20 @@ def roster(client: LmsClient, platform: Platform) -> tuple[dict[str, str], set[s
         except LtiNameError as error:
             notes.append(f"LMS member {member.get('name') or member.get('user_id')}: {error}")
             continue
+        if name in seen and seen[name].get("user_id") != member.get("user_id"):
+            ambiguous[name] = (f"two LMS members map to the username {name!r}: {_who(seen[name])} and "
+                               f"{_who(member)}; nothing is sent to either: give one of them another "
+                               "username in the LMS (docs/LMS.md, section 3)")
+            continue
+        seen[name] = member
         names[name] = member["user_id"]
-        if any(str(role).endswith(LEARNER) or role == "Learner" for role in member.get("roles", [])):
+        if is_learner(member.get("roles")):
             learners.add(name)
-    return names, learners, notes
+    for name, why in ambiguous.items():
+        names.pop(name, None)
+        learners.add(name)
+        notes.append(why)
+    return names, learners, notes, ambiguous
 
 
 def lineitem_for(client: LmsClient, platform: Platform, ledger: Ledger, course: Course, lab: str, maximum: float,
@@ -97,14 +113,16 @@ def post(course: Course, platform: Platform, keys_file, lab: str, dry_run: bool 
     report = Report(lab)
     people = standings(course, lab)
     client = LmsClient(platform, keys_file)
-    names, learners, report.notes = roster(client, platform)
+    names, learners, report.notes, ambiguous = roster(client, platform)
     maximum = next(iter(people.values())).maximum if people else float(course.spec(lab).total_points)
     with Ledger(course.state / "lms.sqlite") as ledger:
         report.lineitem = lineitem_for(client, platform, ledger, course, lab, maximum, dry_run)
         streak, down = 0, ""
         for student in sorted(set(people) | learners):
             standing = people.get(student)
-            if student not in names:
+            if student in ambiguous:
+                outcome = Outcome(student, "failed", ambiguous[student])
+            elif student not in names:
                 outcome = Outcome(student, "skipped", "not in the LMS (no active member with this username)")
             elif standing is None:
                 outcome = Outcome(student, "skipped", "no submission")

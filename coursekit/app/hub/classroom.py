@@ -31,9 +31,9 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from coursekit.paths import course_root
 from coursekit.app.hub.accounts import AccountError, ensure_account, make_reachable, seed, shell_path, write_in_home
 from coursekit.app.hub.roster import Roster
+from coursekit.paths import course_root
 
 COURSE_ID = "llm-train-vs-infer"
 INSTRUCTOR_COURSE = "course"     # ~/course: the instructor's nbgrader course directory
@@ -76,6 +76,7 @@ class Settings:
     cull_timeout: int = CULL_TIMEOUT     # 0: never stop idle servers or kernels
     lti_config: str = ""         # the LMS's platform settings: LTI 1.3 launches (coursekit/app/hub/lti/)
     lti_sync_every: int = 3600   # seconds between roster syncs from the LMS (NRPS), with memberships_url
+    public_url: str = ""         # https://hub.example.edu: the address advertised to the LMS (a TLS proxy in front)
 
 
 class Layout:

@@ -15,7 +15,6 @@ from urllib.parse import urlparse
 import pytest
 import requests
 from cryptography.hazmat.primitives.asymmetric import rsa
-
 from lms_emulator import LTI
 from lti_hub import edit_claims, hub, hub_users, launch, lms, unix_account  # noqa: F401 (fixtures: one hub here)
 
@@ -68,6 +67,8 @@ def unknown_kid(claims, header, key):
     ("instructor of another course", edit_claims(**{
         LTI + "roles": ["http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"],
         LTI + "context": {"id": "course-other", "label": "X", "title": "Another"}}), None, 403, "another course of the LMS"),
+    ("list-valued nonce", lambda claims, header, key: ({**claims, "nonce": [claims["nonce"], "n-2"]}, header, key),
+     None, 400, "nonce"),
 ])
 def test_a_bad_launch_is_refused_with_a_clear_page_and_nothing_created(hub, lms, case, edit, form_edit, status, says):
     before = hub_users(hub)
@@ -90,7 +91,7 @@ def test_a_replayed_launch_is_refused_even_with_its_cookies(hub, lms):
 
 
 def test_the_key_set_and_tool_configuration_are_served_and_rotation_keeps_sessions(hub, lms):
-    from coursekit.app.hub.lti import keys
+    from coursekit.app.lti import keys
 
     jwks = requests.get(f"{hub.url}/hub/lti/jwks", timeout=60).json()
     stored = keys.load(hub.data / "lti" / "tool-keys.json")
@@ -156,9 +157,9 @@ def test_a_launch_replayed_after_a_hub_restart_is_refused_and_creates_nothing(hu
 STUDENT_CLIENT = """
 import json, sys
 from pathlib import Path
-from coursekit.app.hub.lti import keys
-from coursekit.app.hub.lti.client import LmsClient, LmsError
-from coursekit.app.hub.lti.platform import load_platform
+from coursekit.app.lti import keys
+from coursekit.app.lti.client import LmsClient, LmsError
+from coursekit.app.lti.platform import load_platform
 
 platform = load_platform(sys.argv[1])
 mine = Path.home() / "my-lti" / "tool-keys.json"
@@ -203,3 +204,77 @@ def test_a_student_cannot_run_the_passback_post_or_read_grades_or_read_the_key(h
         line = next(line for line in done.stdout.splitlines() if line.startswith(what))
         assert "refused: the LMS answered HTTP 401 to /token" in line and "in the tool's key set" in line, line
     assert len(lms.posts) == posts
+
+
+def test_another_lms_person_claiming_a_taken_name_is_refused_and_the_admin_can_rebind_it(hub, lms):
+    import subprocess
+    import sys
+
+    _, first = launch(hub, lms, "u-ada")                   # the roster's ada, from the LMS: bound to u-ada
+    assert first.status_code == 302, first.text[:800]
+    ada = hub.users["ada"]
+    lms.enrol(ada.upper() + "@gmail.example", user_id="u-ada-2")    # another person whose claim maps to ada
+    before = hub_users(hub)
+    _, taken = launch(hub, lms, "u-ada-2")
+    page = html.unescape(taken.text)
+    assert taken.status_code == 403, page[:800]
+    assert "belongs to another LMS person" in page and "'u-ada'" in page and "'u-ada-2'" in page, page[:3000]
+    release = f"python -m coursekit.app.hub.lti.identities {hub.data} release {ada}"
+    assert release in page and "Nothing was created" in page
+    assert hub_users(hub) == before
+    command = [sys.executable, "-m", "coursekit.app.hub.lti.identities", str(hub.data)]
+    freed = subprocess.run(command + ["release", ada], capture_output=True, text=True, timeout=60, check=False)
+    assert freed.returncode == 0, freed.stderr
+    _, rebound = launch(hub, lms, "u-ada-2")             # the instructor confirmed: the new LMS account gets it
+    assert rebound.status_code == 302, rebound.text[:800]
+    _, old = launch(hub, lms, "u-ada")
+    assert old.status_code == 403 and "'u-ada-2'" in html.unescape(old.text)
+    subprocess.run(command + ["release", ada], capture_output=True, text=True, timeout=60, check=True)
+    del lms.people["u-ada-2"]
+    assert launch(hub, lms, "u-ada")[1].status_code == 302          # as the file's other tests expect
+
+
+def test_behind_a_tls_proxy_the_lms_is_given_the_public_address(hub, lms):
+    public = {"X-Forwarded-Proto": "https", "X-Forwarded-Host": "hub.example.edu"}
+    config = requests.get(f"{hub.url}/hub/lti/config", headers=public, timeout=60).json()
+    assert config["oidc_initiation_url"] == "https://hub.example.edu/hub/lti13/oauth_login"
+    assert config["redirect_uris"] == ["https://hub.example.edu/hub/lti13/oauth_callback"]
+    assert config["public_jwk_url"] == "https://hub.example.edu/hub/lti/jwks"
+    assert "127.0.0.1" not in json.dumps(config)
+    start = requests.post(f"{hub.url}/hub/lti13/oauth_login", headers=public, timeout=60, allow_redirects=False, data={
+        "iss": lms.issuer, "login_hint": "u-eve", "target_link_uri": "https://hub.example.edu/hub/spawn",
+        "client_id": lms.client_id, "lti_deployment_id": lms.deployment_id})
+    assert start.status_code == 302
+    from urllib.parse import parse_qs
+    query = parse_qs(urlparse(start.headers["Location"]).query)
+    assert query["redirect_uri"] == ["https://hub.example.edu/hub/lti13/oauth_callback"]
+    cookies = start.raw.headers.getlist("Set-Cookie")          # state and nonce: sent back cross-site over https
+    assert len(cookies) == 2 and all("Secure" in c and "SameSite=None" in c for c in cookies), cookies
+
+
+def test_an_lms_student_whose_username_is_a_roster_instructors_is_refused_that_account(hub, lms):
+    from coursekit.app.hub.lti.identities import Identities
+
+    lms.enrol(hub.users["prof"].upper(), user_id="u-prof-student")       # a Learner whose login id maps to prof
+    _, answer = launch(hub, lms, "u-prof-student")
+    page = html.unescape(answer.text)
+    assert answer.status_code == 403, page[:800]
+    assert "is the roster's instructor, and the LMS says this person is a student" in page
+    assert "Nothing was created" in page
+    assert Identities(hub.data).owner(hub.users["prof"]) is None         # not bound to them either
+    del lms.people["u-prof-student"]
+
+
+def test_people_admitted_before_bindings_existed_are_bound_at_the_hubs_start(hub, lms):
+    from coursekit.app.hub.lti.identities import Identities, identities_file
+
+    assert launch(hub, lms, "u-eve")[1].status_code == 302
+    identities_file(hub.data).unlink()        # as on a hub upgraded from before bindings: people.json alone
+    hub.stop_hub()
+    hub.start(timeout=360)
+    assert Identities(hub.data).owner(hub.users["eve"]) == (lms.issuer, "u-eve")
+    lms.enrol(hub.users["eve"] + "@gmail.example", user_id="u-eve-2")
+    _, other = launch(hub, lms, "u-eve-2")
+    assert other.status_code == 403 and "belongs to another LMS person" in html.unescape(other.text)
+    del lms.people["u-eve-2"]
+

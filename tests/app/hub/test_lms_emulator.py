@@ -10,9 +10,9 @@ import uuid
 import jwt
 import pytest
 import requests
-
 from lms_emulator import EmulatedLMS
-from coursekit.app.hub.lti import keys
+
+from coursekit.app.lti import keys
 
 
 @pytest.fixture

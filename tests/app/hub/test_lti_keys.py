@@ -8,9 +8,9 @@ import stat
 import jwt
 import pytest
 
-from coursekit.app.hub.lti import keys
-from coursekit.app.hub.lti.names import LtiNameError, unix_name
-from coursekit.app.hub.lti.platform import PlatformError, load_platform
+from coursekit.app.lti import keys
+from coursekit.app.lti.names import LtiNameError, unix_name
+from coursekit.app.lti.platform import PlatformError, load_platform
 
 
 def test_the_key_set_is_made_private_and_serves_only_public_halves(tmp_path):
@@ -85,7 +85,7 @@ def test_the_unix_name_comes_from_the_documented_claim_or_the_launch_is_refused(
 
 @pytest.mark.parametrize("args, settings, message", [
     ((), None, "give --roster CSV, --lti-config FILE, or both"),
-    (("--lti-config", "{settings}"), GOOD, "missing context_id, the LMS course this hub serves"),
+    (("--lti-config", "{settings}", "--public-url", "hub.example.edu"), GOOD, "give the address the LMS and browsers"),
     (("--lti-config", "{settings}"), {**GOOD, "issuer": ""}, "missing issuer"),
 ])
 def test_course_hub_refuses_missing_or_incomplete_lti_settings_before_touching_anything(tmp_path, args, settings, message):

@@ -10,7 +10,6 @@ import subprocess
 import sys
 
 import pytest
-
 from lms_emulator import EmulatedLMS
 
 
@@ -29,8 +28,8 @@ def hub_data(tmp_path):
     platform.write_text(json.dumps(lms.platform_settings(context_id=lms.context_id)))
     settings = Settings(roster="", course_source=str(tmp_path / "course"), lti_config=str(platform))
     layout.settings.write_text(json.dumps(settings.__dict__))
-    from coursekit.app.hub.lti import keys
     from coursekit.app.hub.lti.hub import lti_folder
+    from coursekit.app.lti import keys
 
     key_file = lti_folder(layout.data) / keys.KEYS_FILE
     lms.tool_jwks = lambda: keys.public_jwks(keys.ensure(key_file)[0])
@@ -83,3 +82,17 @@ def test_an_lms_that_fails_changes_nothing(hub_data):
     assert done.returncode == 1 and "the LMS answered HTTP 500" in done.stderr and "nothing changed" in done.stderr
     assert not (layout.data / "lti" / "people.json").exists()
     assert subprocess.run(["id", amy], capture_output=True).returncode != 0
+
+
+@pytest.mark.slow
+def test_a_second_lms_member_claiming_a_bound_name_is_not_synced_into_that_account(hub_data):
+    lms, layout, (amy, _, _) = hub_data
+    lms.enrol(amy, user_id="u-amy")
+    assert run_sync(layout).returncode == 0
+    lms.enrol(amy.upper() + "@gmail.example", role="Instructor", user_id="u-other")     # maps to amy too
+    done = run_sync(layout)
+    assert done.returncode == 0, done.stderr
+    assert f"not synced: the course account {amy!r} belongs to another LMS person" in done.stdout, done.stdout
+    assert "'u-amy'" in done.stdout and "'u-other'" in done.stdout
+    people = json.loads((layout.data / "lti" / "people.json").read_text())
+    assert people[amy] == {"role": "student", "user_id": "u-amy"}      # never made an instructor by the other

@@ -14,7 +14,6 @@ import shutil
 import sqlite3
 
 import pytest
-
 from lms_emulator import EmulatedLMS
 from pipeline_course import BODIES, LAB, NB, cli, copy_course, notebook_text
 
@@ -63,7 +62,7 @@ def course(graded, tmp_path):
 
 @pytest.fixture
 def lms(course):
-    from coursekit.app.hub.lti import keys
+    from coursekit.app.lti import keys
 
     running = EmulatedLMS(tool_jwks=lambda: keys.public_jwks(keys.load(course / "lti" / "tool-keys.json"))).start()
     running.enrol("prof", role="Instructor")
@@ -213,7 +212,7 @@ def test_an_unreachable_or_refusing_lms_and_bad_settings_stop_with_a_clear_messa
 
 
 def test_the_lms_refuses_the_tool_after_its_key_is_rotated_away_unless_the_key_set_is_served(course, lms):
-    from coursekit.app.hub.lti import keys
+    from coursekit.app.lti import keys
 
     served = keys.public_jwks(keys.load(course / "lti" / "tool-keys.json"))
     lms.tool_jwks = lambda: served                  # an LMS holding a pasted copy of the old key set

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from lms_emulator import EmulatedLMS
 from quiz_course import QUIZ, STUDENTS, answers_for, copy_course, hand_in, run
 
@@ -26,7 +25,7 @@ def course(quiz_template, tmp_path):
 
 @pytest.fixture
 def lms(course):
-    from coursekit.app.hub.lti import keys
+    from coursekit.app.lti import keys
 
     running = EmulatedLMS(tool_jwks=lambda: keys.public_jwks(keys.load(course / "lti" / "tool-keys.json"))).start()
     for student in (*STUDENTS, NO_SUBMISSION):

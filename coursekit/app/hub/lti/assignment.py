@@ -18,7 +18,8 @@ from urllib.parse import quote
 from tornado.httputil import url_concat
 from tornado.web import HTTPError
 
-CUSTOM = "https://purl.imsglobal.org/spec/lti/claim/custom"
+from coursekit.app.lti.claims import CUSTOM
+
 ASSIGNMENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
 FETCH_TIMEOUT_S = 300
 

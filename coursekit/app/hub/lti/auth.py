@@ -15,12 +15,13 @@ import threading
 from pathlib import Path
 
 from firstuseauthenticator import FirstUseAuthenticator
-from traitlets import Unicode, default
+from traitlets import Dict, Unicode, default
 
 from coursekit.app.hub.lti import launch
 from coursekit.app.hub.lti.deeplink import Picker
-from coursekit.app.hub.lti.platform import load_platform
-from coursekit.app.hub.lti.roles import course_role
+from coursekit.app.hub.lti.toolconfig import DESCRIPTION, TITLE, request_origin
+from coursekit.app.lti.platform import load_platform
+from coursekit.app.lti.roles import course_role
 
 _lock = threading.Lock()
 
@@ -46,13 +47,13 @@ def remember(data: Path, name: str, role: str, user_id: str) -> None:
 
 
 class ClassAuthenticator(FirstUseAuthenticator):
-    lti_config = Unicode(config=True, help="the LMS's platform settings (coursekit/app/hub/lti/platform.py)")
+    lti_config = Unicode(config=True, help="the LMS's platform settings (coursekit/app/lti/platform.py)")
     data = Unicode(config=True, help="the hub's data folder")
     context_id = Unicode("", config=True, help="the LMS course (context id) this hub serves; other courses are refused")
     keys_file = Unicode(config=True, help="the tool's key set (its public half is served at /hub/lti/jwks)")
     course_source = Unicode(config=True, help="the course whose released labs Deep Linking offers")
-    tool_name = Unicode("LLM training vs inference", config=True)
-    tool_description = Unicode("The course's JupyterLab: lessons, labs and quizzes", config=True)
+    tool_name = Unicode(TITLE, config=True)
+    tool_description = Unicode(DESCRIPTION, config=True)
     uri_scheme = Unicode("auto", config=True)
     admit = None        # set by configure(): makes a newcomer's account, home and course copy (as root)
     student_environment = None      # set by configure(): name -> the environment a student's server gets
@@ -81,10 +82,17 @@ class ClassAuthenticator(FirstUseAuthenticator):
     jwks_endpoint = property(lambda self: self.platform.key_set_url)
     jwks_algorithms = property(lambda self: ["RS256"])
 
+    roster_roles = Dict(config=True, help="the CSV roster's name -> 'instructor' or 'student'")
+    public_url = Unicode("", config=True, help="the hub's public address (https://hub.example.edu): every URL "
+                         "handed to the LMS is made from it, whatever the request's Host and forwarded headers")
+
+    def origin(self, request) -> str:
+        """scheme://host the LMS and browsers use for this hub (toolconfig.request_origin)."""
+        origin = request_origin(self.public_url, request.protocol, request.host, request.headers)
+        return origin if self.uri_scheme == "auto" else f"{self.uri_scheme}://{origin.split('://', 1)[1]}"
+
     def get_uri_scheme(self, request) -> str:
-        if self.uri_scheme != "auto":
-            return self.uri_scheme
-        return request.headers.get("X-Forwarded-Proto", request.protocol).split(",")[0].strip()
+        return self.origin(request).split("://", 1)[0]
 
     def callback_url(self, base_url):     # the redirect URI ltiauthenticator's login handler sends to the LMS
         from jupyterhub.utils import url_path_join

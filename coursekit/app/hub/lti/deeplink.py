@@ -18,10 +18,9 @@ import jwt
 from jupyterhub.handlers import BaseHandler
 from tornado import web
 
-from coursekit.app.hub.lti import keys as tool_keys
+from coursekit.app.lti import keys as tool_keys
+from coursekit.app.lti.claims import DL, LTI
 
-LTI = "https://purl.imsglobal.org/spec/lti/claim/"
-DL = "https://purl.imsglobal.org/spec/lti-dl/claim/"
 PENDING: dict[str, dict] = {}        # picker id -> the request's settings, its instructor, when it expires
 TTL_S = 1800
 
@@ -81,7 +80,7 @@ class Picker(BaseHandler):
         if lab not in labs:
             raise web.HTTPError(400, f"{lab!r} is not a released lab of the course")
         settings, platform = request["settings"], self.authenticator.platform
-        base = f"{self.authenticator.get_uri_scheme(self.request)}://{self.request.host}{self.hub.base_url}"
+        base = f"{self.authenticator.origin(self.request)}{self.hub.base_url}"
         item = {"type": "ltiResourceLink", "title": lab, "url": f"{base}spawn", "custom": {"lab": lab},
                 "lineItem": {"label": lab, "scoreMaximum": labs[lab], "resourceId": lab, "tag": lab}}
         now = int(time.time())

@@ -12,13 +12,24 @@ import pwd
 import shutil
 from pathlib import Path
 
-from coursekit.app.hub.lti import keys
+from coursekit.app.lti import keys
+
 
 def lti_folder(data: Path) -> Path:
     folder = Path(data) / "lti"
     folder.mkdir(mode=0o700, exist_ok=True)
     os.chmod(folder, 0o700)
     return folder
+
+
+def roster_roles(roster_file: str) -> dict[str, str]:
+    """The CSV roster's name -> 'instructor' or 'student' ({} for a hub without one)."""
+    if not roster_file:
+        return {}
+    from coursekit.app.hub.roster import load_roster
+
+    roster = load_roster(roster_file)
+    return {**dict.fromkeys(roster.students, "student"), **dict.fromkeys(roster.instructors, "instructor")}
 
 
 def hand_to_instructor(data: Path, settings, username: str, course_folder: Path) -> None:
@@ -39,17 +50,22 @@ def use_lti(c, layout, settings, student_environment) -> None:
     """`student_environment(name)`: a student's server's environment (config.server_environment), in which
     a Deep-Linked assignment is fetched for them (assignment.py)."""
     from coursekit.app.hub.classroom import admit
-    from coursekit.app.hub.lti.auth import ClassAuthenticator
-    from coursekit.app.hub.lti.platform import load_platform
+    from coursekit.app.hub.lti.auth import ClassAuthenticator, read_people
+    from coursekit.app.hub.lti.identities import Identities
+    from coursekit.app.lti.platform import load_platform
 
     platform = load_platform(settings.lti_config)
     key_file = lti_folder(layout.data) / keys.KEYS_FILE
     keys.ensure(key_file)
+    Identities(layout.data).adopt(read_people(layout.data), platform.issuer)     # people from before bindings
     c.JupyterHub.authenticator_class = ClassAuthenticator
     c.ClassAuthenticator.lti_config = settings.lti_config
     c.ClassAuthenticator.data = str(layout.data)
     c.ClassAuthenticator.keys_file = str(key_file)
     c.ClassAuthenticator.context_id = platform.context_id
+    c.ClassAuthenticator.public_url = settings.public_url
+    # a roster account is claimed from the LMS only with the roster's role (identities.roster_conflict)
+    c.ClassAuthenticator.roster_roles = roster_roles(settings.roster)
     c.ClassAuthenticator.course_source = settings.course_source
     c.ClassAuthenticator.dbm_path = str(layout.passwords)
     c.ClassAuthenticator.create_users = False

@@ -15,17 +15,27 @@ from __future__ import annotations
 
 import json
 
-from ltiauthenticator.lti13.error import InvalidAudienceError, TokenError, ValidationError
-from ltiauthenticator.lti13.handlers import LTI13CallbackHandler, LTI13LoginInitHandler
 from jupyterhub.handlers import BaseHandler
+from ltiauthenticator.lti13.error import (
+    InvalidAudienceError,
+    TokenError,
+    ValidationError,
+)
+from ltiauthenticator.lti13.handlers import LTI13CallbackHandler, LTI13LoginInitHandler
 from tornado.web import HTTPError
 
-from coursekit.app.hub.lti import keys as tool_keys
 from coursekit.app.hub.lti.assignment import landing, linked_assignment
-from coursekit.app.hub.lti.names import LtiNameError, unix_name
-from coursekit.app.hub.lti.roles import course_role
-
-LTI = "https://purl.imsglobal.org/spec/lti/claim/"
+from coursekit.app.hub.lti.identities import (
+    Identities,
+    IdentityTaken,
+    release_command,
+    roster_conflict,
+)
+from coursekit.app.hub.lti.toolconfig import canvas_json
+from coursekit.app.lti import keys as tool_keys
+from coursekit.app.lti.claims import LTI
+from coursekit.app.lti.names import LtiNameError, unix_name
+from coursekit.app.lti.roles import course_role
 
 
 class Refused(HTTPError):
@@ -61,6 +71,9 @@ class LaunchInit(LTI13LoginInitHandler):
         return super().post()
 
     get = post
+
+    def get_redirect_uri(self) -> str:       # at the public address, not the Host the hub saw
+        return self.authenticator.origin(self.request) + self.authenticator.callback_url(self.hub.server.base_url)
 
     def _set_oauth_cookie(self, key: str, value):
         # the LMS posts the launch cross-site: a Lax cookie would not come back with it
@@ -108,7 +121,13 @@ class Launch(LTI13CallbackHandler):
             raise Refused(400, f"deployment {token.get(LTI + 'deployment_id')!r} is not this course's "
                                f"({platform.deployment_id})", ASK)
         context = (token.get(LTI + "context") or {}).get("id")
-        if self.authenticator.context_id and context != self.authenticator.context_id:
+        if not self.authenticator.context_id:      # set-up: the page tells the admin the course's id
+            title = (token.get(LTI + "context") or {}).get("title") or "(no title)"
+            raise Refused(403, f"this hub does not yet know which LMS course it serves; this launch came from the "
+                               f"course {title!r}, whose context_id is {context!r}",
+                          f"The hub's admin adds \"context_id\": \"{context}\" to the hub's --lti-config file and "
+                          "restarts the hub; then everyone of that course can launch (docs/LMS.md, section 2).")
+        if context != self.authenticator.context_id:
             raise Refused(403, f"it comes from another course of the LMS ({context!r}; this hub serves "
                                f"{self.authenticator.context_id!r}), and roles there count nothing here", ASK)
         if course_role(token.get(LTI + "roles")) is None:
@@ -117,8 +136,25 @@ class Launch(LTI13CallbackHandler):
             token["course_username"] = unix_name(token, platform.username_claim)
         except LtiNameError as error:
             raise Refused(400, str(error), ASK) from None
+        if not isinstance(token.get("nonce"), str) or not token["nonce"]:
+            raise Refused(400, f"the launch is incomplete (its nonce is {type(token.get('nonce')).__name__}, "
+                               "not a string)", ASK)
         if not self.authenticator.used_nonces.first_use(token["nonce"]):
             raise Refused(400, "this launch was already used (a replayed id_token)", AGAIN)
+        name = token["course_username"]
+        role = course_role(token.get(LTI + "roles"))
+        conflict = roster_conflict(name, self.authenticator.roster_roles.get(name), role)
+        if conflict:
+            raise Refused(403, conflict, f"If {name!r} is not you, ask the LMS admin to give you another username; "
+                          "otherwise ask the course's instructor to fix your role in the LMS or the roster "
+                          "(docs/LMS.md, section 3).")
+        try:
+            Identities(self.authenticator.data).bind(name, platform.issuer, token.get("sub"))
+        except IdentityTaken as error:
+            raise Refused(403, str(error), f"If {name!r} is not you, ask the LMS admin to give you another "
+                          f"username. If the course's instructor confirms your LMS account replaced the old "
+                          f"one, the hub's admin runs `{release_command(self.authenticator.data, name)}` "
+                          "(as root), then you launch again (docs/LMS.md, section 3).") from None
         return token
 
 
@@ -140,26 +176,11 @@ class Jwks(BaseHandler):
 
 
 class ToolConfig(BaseHandler):
-    """What an LMS admin pastes (Canvas's JSON; Moodle's fields are the same URLs): docs/LMS.md."""
+    """What an LMS admin pastes (Canvas's JSON; Moodle's fields are the same URLs), at the hub's public
+    address (toolconfig.py): docs/LMS.md."""
 
     def get(self):
-        base = f"{self.authenticator.get_uri_scheme(self.request)}://{self.request.host}{self.hub.base_url}"
-        target = f"{base}spawn"
-        config = {
-            "title": self.authenticator.tool_name, "description": self.authenticator.tool_description,
-            "oidc_initiation_url": f"{base}lti13/oauth_login", "target_link_uri": target,
-            "redirect_uris": [f"{base}lti13/oauth_callback"], "public_jwk_url": f"{base}lti/jwks",
-            "scopes": ["https://purl.imsglobal.org/spec/lti-ags/scope/lineitem",
-                       "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem.readonly",
-                       "https://purl.imsglobal.org/spec/lti-ags/scope/result.readonly",
-                       "https://purl.imsglobal.org/spec/lti-ags/scope/score",
-                       "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"],
-            "custom_fields": {"username": "$Canvas.user.loginId"},
-            "extensions": [{"platform": "canvas.instructure.com", "privacy_level": "public", "settings": {
-                "placements": [
-                    {"placement": "course_navigation", "message_type": "LtiResourceLinkRequest", "target_link_uri": target},
-                    {"placement": "assignment_selection", "message_type": "LtiDeepLinkingRequest", "target_link_uri": target},
-                    {"placement": "link_selection", "message_type": "LtiDeepLinkingRequest", "target_link_uri": target}]}}],
-        }
+        auth = self.authenticator
+        config = canvas_json(auth.origin(self.request), auth.tool_name, auth.tool_description, self.hub.base_url)
         self.set_header("Content-Type", "application/json")
         self.write(json.dumps(config, indent=1))

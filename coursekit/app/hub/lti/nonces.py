@@ -27,7 +27,10 @@ class UsedNonces:
         return db
 
     def first_use(self, nonce: str) -> bool:
-        """True the first time `nonce` is seen (it is then recorded), False on any later use."""
+        """True the first time `nonce` is seen (it is then recorded), False on any later use, and False for
+        anything but a non-empty string (a forged token's list or number is a refusal, not a database error)."""
+        if not isinstance(nonce, str) or not nonce:
+            return False
         now = time.time()          # wall clock: the expiry must mean the same after a restart
         db = self._connect()
         try:

@@ -14,10 +14,11 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 
-from coursekit.app.hub.lti import keys
-from coursekit.app.hub.lti.auth import read_people, remember, people_file
-from coursekit.app.hub.lti.names import LtiNameError, unix_name
-from coursekit.app.hub.lti.roles import course_role
+from coursekit.app.hub.lti.auth import people_file, read_people, remember
+from coursekit.app.hub.lti.identities import Identities, IdentityTaken, roster_conflict
+from coursekit.app.lti import keys
+from coursekit.app.lti.names import LtiNameError, unix_name
+from coursekit.app.lti.roles import course_role
 
 
 @dataclass
@@ -41,15 +42,16 @@ def sync(layout, settings, admit) -> SyncReport:
     import json
     import os
 
-    from coursekit.app.hub.lti.client import LmsClient
-    from coursekit.app.hub.lti.hub import lti_folder
-    from coursekit.app.hub.lti.platform import load_platform
+    from coursekit.app.hub.lti.hub import lti_folder, roster_roles
+    from coursekit.app.lti.client import LmsClient
+    from coursekit.app.lti.platform import load_platform
 
     platform = load_platform(settings.lti_config)
     key_file = lti_folder(layout.data) / keys.KEYS_FILE
     keys.ensure(key_file)
     members = LmsClient(platform, key_file).members()
     report, people, active = SyncReport(), read_people(layout.data), set()
+    listed = roster_roles(settings.roster)
     for member in members:
         role = course_role(member.get("roles"))
         if member.get("status", "Active") != "Active" or role is None:
@@ -58,6 +60,15 @@ def sync(layout, settings, admit) -> SyncReport:
             name = unix_name(member, platform.username_claim)
         except LtiNameError as error:
             report.problems.append(str(error))
+            continue
+        conflict = roster_conflict(name, listed.get(name), role)
+        if conflict:
+            report.problems.append(f"{conflict}; not admitted (docs/LMS.md, section 3)")
+            continue
+        try:
+            Identities(layout.data).bind(name, platform.issuer, member.get("user_id"))
+        except IdentityTaken as error:
+            report.problems.append(f"{error}; not admitted (docs/LMS.md, section 3)")
             continue
         active.add(name)
         known = people.get(name)
@@ -80,11 +91,11 @@ def sync(layout, settings, admit) -> SyncReport:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from coursekit.app.hub.classroom import Layout, admit
-    from coursekit.app.hub.lti.client import LmsError
-
     import argparse
     import time
+
+    from coursekit.app.hub.classroom import Layout, admit
+    from coursekit.app.lti.client import LmsError
 
     parser = argparse.ArgumentParser(prog="python -m coursekit.app.hub.lti.sync")
     parser.add_argument("data")

@@ -1,10 +1,11 @@
 """Which Unix name a person from the LMS gets: one documented claim, the same on every launch and in
 every roster sync, so the person who is `ada` in the CSV roster and arrives from the LMS is the same `ada`.
 
-`username_claim` in the platform settings names it: a top-level claim (`email`, `sub`,
-`https://purl.imsglobal.org/spec/lti/claim/lis#person_sourcedid` style `CLAIM#key` for a key inside
-a claim). The default is the custom parameter `username`, which the admin sets to `$User.username`
-(Canvas: `$Canvas.user.loginId`; Moodle: `$User.username`). An email keeps its part before the @.
+`username_claim` in the platform settings names it: a top-level claim (`email`, `sub`), or `CLAIM#key`
+for a key inside a claim. The default is the custom parameter `username` (`<custom claim>#username`),
+which the admin sets to the LMS's login id (Canvas: `$Canvas.user.loginId`; Moodle: `$User.username`).
+Several LMS people can map to one name; the hub binds each name to the first (hub/lti/identities.py).
+An email keeps its part before the @.
 The value is lowercased and must then be a valid Unix name; otherwise the launch is refused with the
 value named, never silently replaced by another (a second account for the same person).
 """
@@ -12,8 +13,9 @@ from __future__ import annotations
 
 import re
 
+from coursekit.app.lti.claims import CUSTOM
+
 USERNAME = re.compile(r"^[a-z_][a-z0-9_-]{0,31}$")
-CUSTOM = "https://purl.imsglobal.org/spec/lti/claim/custom"
 
 
 class LtiNameError(ValueError):

@@ -2,14 +2,17 @@
 ("Instructor at the university") does not make anyone an instructor of this course.
 
     instructor  membership#Instructor, membership#Administrator, membership#ContentDeveloper
-    ta          membership/Instructor#TeachingAssistant (wins over Instructor, which LMSs often send with it)
-    student     membership#Learner (and its sub-roles)
+    ta          membership/Instructor#TeachingAssistant (wins over Instructor, which LMSs often send with it,
+                and over Learner: a TA is graded by no one here)
+    student     membership#Learner and its sub-roles (membership/Learner#NonCreditLearner, ...)
 
-A launch with none of them is refused: the hub never guesses a role.
+A launch with none of them is refused: the hub never guesses a role. The same rule picks the learners
+passback posts to (`is_learner`), so the hub's students and the gradebook's are one set.
 """
 from __future__ import annotations
 
-MEMBERSHIP = "http://purl.imsglobal.org/vocab/lis/v2/membership"
+from coursekit.app.lti.claims import MEMBERSHIP
+
 INSTRUCTOR = {f"{MEMBERSHIP}#Instructor", f"{MEMBERSHIP}#Administrator", f"{MEMBERSHIP}#ContentDeveloper"}
 TA = f"{MEMBERSHIP}/Instructor#TeachingAssistant"
 LEARNER = f"{MEMBERSHIP}#Learner"
@@ -26,3 +29,8 @@ def course_role(roles) -> str | None:
     if any(r == LEARNER or r.startswith(f"{MEMBERSHIP}/Learner#") for r in full):
         return "student"
     return None
+
+
+def is_learner(roles) -> bool:
+    """A student of this course, by the one rule above (the hub's launches, roster sync and passback)."""
+    return course_role(roles) == "student"

@@ -12,12 +12,17 @@ import json
 
 import requests
 
-from coursekit.app.hub.lti import keys as tool_keys
-from coursekit.app.hub.lti.platform import Platform
+from coursekit.app.lti import keys as tool_keys
+from coursekit.app.lti.claims import (
+    LINEITEM,
+    LINEITEM_READONLY,
+    NRPS_SCOPE,
+    RESULT_READONLY,
+    SCORE,
+)
+from coursekit.app.lti.platform import Platform
 
-SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/"
-AGS_SCOPES = [SCOPE + "lineitem", SCOPE + "lineitem.readonly", SCOPE + "result.readonly", SCOPE + "score"]
-NRPS_SCOPE = "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"
+AGS_SCOPES = [LINEITEM, LINEITEM_READONLY, RESULT_READONLY, SCORE]
 
 
 class LmsError(RuntimeError):

@@ -19,9 +19,11 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from urllib.parse import urlparse
 
+from coursekit.app.lti.claims import CUSTOM
+
 REQUIRED = ("issuer", "client_id", "deployment_id", "auth_login_url", "auth_token_url", "key_set_url")
 URLS = ("auth_login_url", "auth_token_url", "key_set_url", "lineitems_url", "memberships_url")
-DEFAULT_USERNAME_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/custom#username"
+DEFAULT_USERNAME_CLAIM = CUSTOM + "#username"
 
 
 class PlatformError(ValueError):
