@@ -80,7 +80,7 @@ def test_similarity_and_the_leaderboard_finish_and_name_what_they_skip(course, t
 
 
 def test_lms_post_sends_the_honest_scores_and_accounts_for_everyone(course):
-    from coursekit.app.hub.lti import keys
+    from coursekit.app.lti import keys
 
     cli(course, "lms", "keys")
     lms = EmulatedLMS(tool_jwks=lambda: keys.public_jwks(keys.load(course / "lti" / "tool-keys.json"))).start()
