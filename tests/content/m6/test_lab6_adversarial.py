@@ -1,5 +1,5 @@
 """Lab 6 through the real engine: patching the clock, the harness or the reference, reporting made-up
-tokens, or memoizing across repeats gains nothing. Only milestone 2 is timed here (the grader times
+tokens, memoizing across repeats, forwarding the work to a forked server or sleeping gains nothing. Only milestone 2 is timed here (the grader times
 every passing milestone the same way); verdicts are asserted, never times."""
 from __future__ import annotations
 
@@ -49,6 +49,26 @@ def test_a_slow_engine_stays_slow_whatever_it_patches(graded, name):
     assert not task.passed and "too slow" in task.message, task.message
     assert result.speed["test_batching"]["ratio"] < load_spec("lab6-serving").speed.floor
     assert _task(result, "test_paged").passed      # the other milestones are untouched by the variant
+
+
+@pytest.mark.slow
+def test_a_timed_run_that_starts_a_process_fails_on_speed_and_is_flagged(graded):
+    """A slow engine behind a forked server: the server's CPU seconds are not the timed child's, so the
+    timed child is killed the moment it forks (autograder/sandbox/nofork.py)."""
+    result = graded["fork_server"]
+    task = _task(result)
+    assert not task.passed and "started a process while timed" in task.message, task.message
+    assert "ratio" not in result.speed["test_batching"]
+    assert "fork: started a process in a timed run of test_batching (refused; the task fails on speed)" in result.flags
+    assert _task(result, "test_paged").passed
+
+
+@pytest.mark.slow
+def test_an_engine_that_sleeps_while_timed_is_stopped_as_too_slow(graded):
+    """Sleeping costs no CPU second; the timed run is stopped a few reference runs' wall-clock times in."""
+    task = _task(graded["sleep"])
+    assert not task.passed and "too slow: still running after" in task.message, task.message
+    assert "times the reference run's" in task.message and _task(graded["sleep"], "test_paged").passed
 
 
 @pytest.mark.slow
