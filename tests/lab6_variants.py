@@ -147,6 +147,26 @@ class _Slow(BatchingEngine):
         self.at_zero += arrival_time == 0
         return super().add_request(prompt_tokens, max_new_tokens, arrival_time)
 """).replace("sum(i * i for i in range(2_000_000))", "_time.sleep(30 if self.at_zero >= 16 else 0)"),
+    # milestone 4 with no speculation: the course's pass counter on the target model is cleared in every
+    # step and one draft pass is made for show; the trusted side sees one token per step come back
+    "clear_hooks": '''
+import torch as _torch
+
+_honest = make_engine
+
+
+def make_engine(milestone, model, cache, draft=None, draft_cache=None, token_budget=None):
+    if milestone != 4:
+        return _honest(milestone, model, cache, draft, draft_cache, token_budget)
+
+    class _NoSpeculation(ChunkedPrefixEngine):
+        def step(self):
+            self.model.embed._forward_pre_hooks.clear()
+            draft.embed(_torch.zeros(1, dtype=_torch.long))
+            return super().step()
+
+    return _NoSpeculation(model, cache, draft=draft, draft_cache=draft_cache, token_budget=token_budget)
+''',
     # outputs remembered by prompt, in memory and on disk: every timed run is a fresh process on new requests
     "memoize": SLOW.replace("class _Slow(BatchingEngine):", '''_MEMO = {}
 

@@ -72,6 +72,37 @@ def test_an_engine_that_sleeps_while_timed_is_stopped_as_too_slow(graded):
 
 
 @pytest.mark.slow
+def test_clearing_the_pass_counters_gains_nothing_without_speculation(graded):
+    """Milestone 4 rests on the tokens each step() returned, checked on the trusted side: an engine that
+    clears the target model's pass counter and does not speculate fails there (it passed before)."""
+    result = graded["clear_hooks"]
+    task = _task(result, "test_speculative")
+    assert not task.passed and "speculation must verify several drafted tokens" in task.message, task.message
+    assert "at most 1 at a time" in task.message and result.score == result.max_score - task.max_points
+
+
+def _record(returned, tokens):
+    return {"first_step": [0] * len(tokens), "error": None, "tokens": tokens, "peak_blocks": 0, "over_need": None,
+            "final_blocks": 0, "steps": len(returned), "max_step_tokens": 0, "target_tokens": 0,
+            "target_passes": 1, "draft_passes": 1, "returned": returned}
+
+
+def test_speculation_and_the_token_budget_are_judged_on_what_each_step_returned():
+    from coursekit.checks.lab6_serving import serving_match
+
+    one = [[5, 6, 7, 8]]
+    want = {"tokens": one, "ties": [[-1] * 4], "num_blocks": 4, "limits": {"speculate": 4}, "token_budget": None}
+    assert serving_match()(_record([[1, 1], [3, 3]], one), want) is None                     # 3 in one pass
+    assert "4 steps returned the 4 new tokens" in serving_match()(_record([[1, 1]] * 4, one), want)
+    assert "does not add up" in serving_match()(_record([[1, 1]], one), want)                 # a forged record
+    assert "no per-step record" in serving_match()(_record([["1", 1]], one), want)
+    two = [[5, 6], [7, 8]]
+    budget = {"tokens": two, "ties": [[-1] * 2] * 2, "num_blocks": 4, "limits": {}, "token_budget": 1}
+    assert "one step returned 2 tokens" in serving_match()(_record([[2, 1], [2, 1]], two), budget)
+    assert serving_match()(_record([[1, 1]] * 4, two), budget) is None
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("name", CHEATS_ON_TOKENS)
 def test_skipping_the_work_fails_on_the_trusted_sides_tokens(graded, name):
     result = graded[name]
