@@ -65,7 +65,8 @@ def spread(ratios: list[float]) -> float:
 
 
 def measure(pool, notebook, spec: LabSpec, cells, secret: bytes, draw: str, passed: set[str]) -> dict:
-    """grade_id -> {"ratio", "pairs", "spread", "rounds", "noisy", "learner_s", "reference_s"} or {"error"}."""
+    """grade_id -> {"ratio", "pairs", "spread", "rounds", "noisy", "learner_s", "reference_s" (median CPU s),
+    "learner_wall_s", "reference_wall_s" (the longest run's wall clock)} or {"error"}."""
     from autograder.judge.reference import reference_output
 
     speed: SpeedSpec = spec.speed
@@ -74,7 +75,7 @@ def measure(pool, notebook, spec: LabSpec, cells, secret: bytes, draw: str, pass
         if grade_id not in passed:
             continue
         task = spec.task(grade_id)
-        ratios, mine, theirs, rounds, error, walls = [], [], [], 0, None, [0.0]
+        ratios, mine, theirs, rounds, error, walls, learner_walls = [], [], [], 0, None, [0.0], []
         while rounds < speed.max_rounds and error is None:
             rounds += 1
             for i in range(speed.pairs):
@@ -88,8 +89,8 @@ def measure(pool, notebook, spec: LabSpec, cells, secret: bytes, draw: str, pass
                     bound = wall_bound(speed, max(walls)) if who == "learner" else None
                     value, cpu_s, wall_s, problem = _timed(pool, notebook, spec, task,
                                                            cells if who == "learner" else None, case, bound)
-                    if who == "reference" and problem is None:
-                        walls.append(wall_s)
+                    if problem is None:
+                        (walls if who == "reference" else learner_walls).append(wall_s)
                     if problem or (who == "learner" and task.compare(value, want)):
                         error = problem or f"wrong output while timed: {task.compare(value, want)}"
                         if who == "reference":
@@ -110,7 +111,8 @@ def measure(pool, notebook, spec: LabSpec, cells, secret: bytes, draw: str, pass
                          "spread": round(spread(ratios), 4), "rounds": rounds,
                          "noisy": spread(ratios) > speed.spread_limit,
                          "learner_s": round(statistics.median(mine), 4),
-                         "reference_s": round(statistics.median(theirs), 4)}
+                         "reference_s": round(statistics.median(theirs), 4),
+                         "learner_wall_s": round(max(learner_walls), 3), "reference_wall_s": round(max(walls), 3)}
     return out
 
 
