@@ -81,10 +81,10 @@ def test_clearing_the_pass_counters_gains_nothing_without_speculation(graded):
     assert "at most 1 at a time" in task.message and result.score == result.max_score - task.max_points
 
 
-def _record(returned, tokens):
+def _record(returned, tokens, counters=None):
     return {"first_step": [0] * len(tokens), "error": None, "tokens": tokens, "peak_blocks": 0, "over_need": None,
             "final_blocks": 0, "steps": len(returned), "max_step_tokens": 0, "target_tokens": 0,
-            "target_passes": 1, "draft_passes": 1, "returned": returned}
+            "target_passes": 1, "draft_passes": 1, "returned": returned, "counters": counters}
 
 
 def test_speculation_and_the_token_budget_are_judged_on_what_each_step_returned():
@@ -100,6 +100,40 @@ def test_speculation_and_the_token_budget_are_judged_on_what_each_step_returned(
     budget = {"tokens": two, "ties": [[-1] * 2] * 2, "num_blocks": 4, "limits": {}, "token_budget": 1}
     assert "one step returned 2 tokens" in serving_match()(_record([[2, 1], [2, 1]], two), budget)
     assert serving_match()(_record([[1, 1]] * 4, two), budget) is None
+    sharing = dict(budget, token_budget=None, limits={"max_target_tokens": 10})
+    assert serving_match()(_record([[1, 1]] * 4, two), sharing) is None
+    assert "count of the positions the model ran was removed (step 2)" in serving_match()(
+        _record([[1, 1]] * 4, two, counters="step 2"), sharing)
+
+
+def test_the_course_loop_notices_its_counters_removed_during_a_step():
+    """Prefix sharing is measured by the hook alone: the loop records the step its counters went missing."""
+    from autograder.spec import Case
+    from coursekit.checks.lab6_serving import _PENDING, drive, prepare
+    from coursekit.serving.engine import milestone_engine
+
+    spec = load_spec("lab6-serving")
+    case = next(c for c in spec.task("test_chunked").visible if "sharing" in c.name)
+    (milestone, model, cache), kwargs = prepare(Case(case.name, case.args, case.kwargs))
+    plan = _PENDING.pop()
+    honest = drive(milestone_engine(3, model, None, num_blocks=plan.num_blocks, block_size=plan.block_size,
+                                    token_budget=kwargs["token_budget"]), plan)
+    assert honest["counters"] is None and honest["error"] is None
+
+    class Clearing:
+        def __init__(self, engine):
+            self.engine = engine
+
+        def __getattr__(self, name):
+            return getattr(self.engine, name)
+
+        def step(self):
+            model.embed._forward_pre_hooks.clear()
+            return self.engine.step()
+
+    cleared = drive(Clearing(milestone_engine(3, model, None, num_blocks=plan.num_blocks, block_size=plan.block_size,
+                                              token_budget=kwargs["token_budget"])), plan)
+    assert cleared["counters"] == "step 0" and cleared["target_tokens"] == 0
 
 
 @pytest.mark.slow
