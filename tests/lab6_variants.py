@@ -31,6 +31,53 @@ def make_engine(milestone, model, cache, draft=None, draft_cache=None, token_bud
     return _Slow(model, cache, draft=draft, draft_cache=draft_cache, token_budget=token_budget)
 '''
 
+FORK_SERVER = '''
+import os as _os
+import pickle as _pickle
+
+
+class _Proxy:
+    def __init__(self, *args, **kwargs):
+        self._made, self._pipes = (args, kwargs), None
+
+    def _call(self, name, *args):
+        if self._pipes is None:
+            up_r, up_w = _os.pipe()
+            down_r, down_w = _os.pipe()
+            if _os.fork() == 0:
+                _os.close(up_w)
+                _os.close(down_r)
+                engine = _Slow(*self._made[0], **self._made[1])
+                reader, writer = _os.fdopen(up_r, "rb"), _os.fdopen(down_w, "wb")
+                while True:
+                    try:
+                        what, given = _pickle.load(reader)
+                    except EOFError:
+                        _os._exit(0)
+                    attr = getattr(engine, what)
+                    _pickle.dump(attr(*given) if callable(attr) else attr, writer)
+                    writer.flush()
+            _os.close(up_r)
+            _os.close(down_w)
+            self._pipes = (_os.fdopen(up_w, "wb"), _os.fdopen(down_r, "rb"))
+        _pickle.dump((name, args), self._pipes[0])
+        self._pipes[0].flush()
+        return _pickle.load(self._pipes[1])
+
+    def add_request(self, *args):
+        return self._call("add_request", *args)
+
+    def step(self):
+        return self._call("step")
+
+    def has_unfinished(self):
+        return self._call("has_unfinished")
+
+    @property
+    def kv_blocks_in_use(self):
+        return self._call("kv_blocks_in_use")
+'''
+
 VARIANTS = {
     "honest": "",
     "slow": SLOW,
@@ -82,6 +129,43 @@ def make_engine(milestone, model, cache, draft=None, draft_cache=None, token_bud
     if milestone != 2:
         return _honest(milestone, model, cache, draft, draft_cache, token_budget)
     return _Record({"reference": True, "tokens": [], "ties": [], "limits": {}, "num_blocks": 0, "token_budget": None})
+''',
+    # a slow engine behind a server forked at the first step, add_request/step forwarded over a pipe: the
+    # server's CPU seconds are not the timed child's, so a timed run that starts a process is killed
+    "fork_server": SLOW.replace("_Slow(model, cache, draft=draft, draft_cache=draft_cache, token_budget=token_budget)",
+                                "_Proxy(model, cache, draft=draft, draft_cache=draft_cache, token_budget=token_budget)")
+    + FORK_SERVER,
+    # sleeps in timed runs (16 requests at step 0): no CPU is spent, but the worker is held; the run is
+    # stopped a few reference runs' wall-clock times in, as too slow
+    "sleep": SLOW.replace("class _Slow(BatchingEngine):", """import time as _time
+
+
+class _Slow(BatchingEngine):
+    at_zero = 0
+
+    def add_request(self, prompt_tokens, max_new_tokens, arrival_time=0.0):
+        self.at_zero += arrival_time == 0
+        return super().add_request(prompt_tokens, max_new_tokens, arrival_time)
+""").replace("sum(i * i for i in range(2_000_000))", "_time.sleep(30 if self.at_zero >= 16 else 0)"),
+    # milestone 4 with no speculation: the course's pass counter on the target model is cleared in every
+    # step and one draft pass is made for show; the trusted side sees one token per step come back
+    "clear_hooks": '''
+import torch as _torch
+
+_honest = make_engine
+
+
+def make_engine(milestone, model, cache, draft=None, draft_cache=None, token_budget=None):
+    if milestone != 4:
+        return _honest(milestone, model, cache, draft, draft_cache, token_budget)
+
+    class _NoSpeculation(ChunkedPrefixEngine):
+        def step(self):
+            self.model.embed._forward_pre_hooks.clear()
+            draft.embed(_torch.zeros(1, dtype=_torch.long))
+            return super().step()
+
+    return _NoSpeculation(model, cache, draft=draft, draft_cache=draft_cache, token_budget=token_budget)
 ''',
     # outputs remembered by prompt, in memory and on disk: every timed run is a fresh process on new requests
     "memoize": SLOW.replace("class _Slow(BatchingEngine):", '''_MEMO = {}

@@ -467,11 +467,13 @@ class GradingPool:
             "standins": files,
         }
 
-    def dispatch(self, job: dict, spec: LabSpec, notebook: Path) -> tuple[Any, dict]:
-        return self._dispatch(job, spec, *self.job_paths(), notebook)
+    def dispatch(self, job: dict, spec: LabSpec, notebook: Path, wall_s: float | None = None) -> tuple[Any, dict]:
+        return self._dispatch(job, spec, *self.job_paths(), notebook, wall_s)
 
-    def _dispatch(self, job: dict, spec: LabSpec, job_path: Path, result_path: Path, notebook: Path) -> tuple[Any, dict]:
-        """Run one job in a sandboxed child of an idle worker: (the child's report, the worker's reply)."""
+    def _dispatch(self, job: dict, spec: LabSpec, job_path: Path, result_path: Path, notebook: Path,
+                  bound_s: float | None = None) -> tuple[Any, dict]:
+        """Run one job in a sandboxed child of an idle worker: (the child's report, the worker's reply).
+        `bound_s`: a tighter wall-clock limit (a timed run's), reported as reply["wall_bound_s"] when it applied."""
         limits = self.limits
         index, worker = self._idle.get()
         try:
@@ -483,6 +485,8 @@ class GradingPool:
                 with self._lock:
                     self._uids.add(worker.uid)
             wall_s = child_wall_s(limits)
+            bounded = bound_s is not None and bound_s < wall_s
+            wall_s = bound_s if bounded else wall_s
             request = {"job": str(job_path), "result": str(result_path), "spec": _spec_ref(spec),
                        "wall_s": wall_s, "output_bytes": limits.output_kb * 1024}
             try:
@@ -494,6 +498,7 @@ class GradingPool:
             if "error" in reply:
                 raise GraderError(f"grading worker failed on {notebook}: {reply['error']}")
             reply["wall_limit_s"] = wall_s
+            reply["wall_bound_s"] = wall_s if bounded else None
             return read_report(result_path), reply
         finally:
             self._idle.put((index, worker))
@@ -516,7 +521,8 @@ def _judge_speed(pool, notebook: Path, spec: LabSpec, cells, secret: bytes, draw
     passed = {t.grade_id for t in result.tasks if t.passed}
     result.speed = speed.measure(pool, notebook, spec, cells, secret, draw, passed)
     verdicts = speed.judged(result.speed, spec.speed)
-    result.flags = [*result.flags, *speed.undecidable_flags(result.speed, spec.speed)]
+    result.flags = [*result.flags, *speed.undecidable_flags(result.speed, spec.speed),
+                    *speed.process_start_flags(result.speed)]
     result.tasks = [TaskResult(t.grade_id, 0.0, t.max_points, False, f"{spec.task(t.grade_id).title}: {verdicts[t.grade_id]}")
                     if t.grade_id in verdicts else t for t in result.tasks]
 

@@ -31,7 +31,14 @@ from typing import Any, Callable
 
 from autograder.judge.secrets import case_seed
 from autograder.judge.verdict import failure_reason
+from autograder.sandbox import nofork
+from autograder.sandbox.protocol import NOFORK_MISSING
 from autograder.spec import Case, LabSpec
+
+
+# A timed run is killed (SIGSYS, read from the kernel) when its code starts a process (sandbox/nofork.py)
+PROCESS_STARTED = ("started a process while timed (fork, vfork, clone or a subprocess): the grader counts the "
+                   "CPU seconds of the timed process and its threads only, so a timed run may not start another")
 
 
 @dataclass(frozen=True)
@@ -43,6 +50,10 @@ class SpeedSpec:
     max_rounds: int = 3
     spread_limit: float = 0.25                # IQR / median of the per-pair ratios that is still judged
     floor: float = 0.25                       # a passing task's median ratio must reach this
+    # a learner's timed run is stopped after wall_factor x the longest reference run so far + wall_extra_s:
+    # CPU seconds are the verdict, so an engine that sleeps would otherwise hold a worker to the wall limit
+    wall_factor: float = 4.0
+    wall_extra_s: float = 15.0
 
 
 def spread(ratios: list[float]) -> float:
@@ -54,7 +65,8 @@ def spread(ratios: list[float]) -> float:
 
 
 def measure(pool, notebook, spec: LabSpec, cells, secret: bytes, draw: str, passed: set[str]) -> dict:
-    """grade_id -> {"ratio", "pairs", "spread", "rounds", "noisy", "learner_s", "reference_s"} or {"error"}."""
+    """grade_id -> {"ratio", "pairs", "spread", "rounds", "noisy", "learner_s", "reference_s" (median CPU s),
+    "learner_wall_s", "reference_wall_s" (the longest run's wall clock)} or {"error"}."""
     from autograder.judge.reference import reference_output
 
     speed: SpeedSpec = spec.speed
@@ -63,18 +75,22 @@ def measure(pool, notebook, spec: LabSpec, cells, secret: bytes, draw: str, pass
         if grade_id not in passed:
             continue
         task = spec.task(grade_id)
-        ratios, mine, theirs, rounds, error = [], [], [], 0, None
+        ratios, mine, theirs, rounds, error, walls, learner_walls = [], [], [], 0, None, [0.0], []
         while rounds < speed.max_rounds and error is None:
             rounds += 1
             for i in range(speed.pairs):
                 seed = case_seed(secret, spec.lab_id, f"{grade_id}/speed", rounds * 1000 + i, draw)
                 case = speed.workload(random.Random(seed), milestone)
                 want = reference_output(spec, task, case)
-                order = ("learner", "reference") if i % 2 == 0 else ("reference", "learner")
+                # alternating, the reference first in even pairs: the first run bounds the learner's wall clock
+                order = ("reference", "learner") if i % 2 == 0 else ("learner", "reference")
                 seconds = {}
                 for who in order:
-                    value, cpu_s, problem = _timed(pool, notebook, spec, task, cells if who == "learner" else None,
-                                                   case)
+                    bound = wall_bound(speed, max(walls)) if who == "learner" else None
+                    value, cpu_s, wall_s, problem = _timed(pool, notebook, spec, task,
+                                                           cells if who == "learner" else None, case, bound)
+                    if problem is None:
+                        (walls if who == "reference" else learner_walls).append(wall_s)
                     if problem or (who == "learner" and task.compare(value, want)):
                         error = problem or f"wrong output while timed: {task.compare(value, want)}"
                         if who == "reference":
@@ -95,30 +111,48 @@ def measure(pool, notebook, spec: LabSpec, cells, secret: bytes, draw: str, pass
                          "spread": round(spread(ratios), 4), "rounds": rounds,
                          "noisy": spread(ratios) > speed.spread_limit,
                          "learner_s": round(statistics.median(mine), 4),
-                         "reference_s": round(statistics.median(theirs), 4)}
+                         "reference_s": round(statistics.median(theirs), 4),
+                         "learner_wall_s": round(max(learner_walls), 3), "reference_wall_s": round(max(walls), 3)}
     return out
 
 
-def _timed(pool, notebook, spec: LabSpec, task, cells, case: Case) -> tuple[Any, float, str | None]:
-    """(encoded output, the child's CPU seconds, a problem or None): one run, learner's cells or, with
-    cells None, the reference cells and no stand-ins (no learner code runs there)."""
+def wall_bound(speed: SpeedSpec, reference_wall_s: float) -> float:
+    """A learner's timed run may take this long on the wall clock, given the longest reference run so far."""
+    return speed.wall_factor * reference_wall_s + speed.wall_extra_s
+
+
+def _timed(pool, notebook, spec: LabSpec, task, cells, case: Case,
+           wall_s: float | None = None) -> tuple[Any, float, float, str | None]:
+    """(encoded output, the child's CPU seconds, its wall-clock seconds, a problem or None): one run,
+    learner's cells or, with cells None, the reference cells and no stand-ins (no learner code runs
+    there); stopped after `wall_s` when given (and the pool's own wall-clock limit is longer)."""
 
     entry = [{"grade_id": task.grade_id, "at": float("inf"),
               "cases": [{"name": case.name, "args": list(case.args), "kwargs": case.kwargs}]}]
     reference = cells is None
     run_cells = [(0, spec.speed.reference_cells)] if reference else cells
-    job = pool.job(notebook, spec, run_cells, entry, standins_off=reference)
-    report, reply = pool.dispatch(job, spec, notebook)
+    job = dict(pool.job(notebook, spec, run_cells, entry, standins_off=reference), timed=True)
+    report, reply = pool.dispatch(job, spec, notebook, wall_s)
+    if reply.get("signal") == nofork.KILLED_BY:
+        return None, 0.0, 0.0, PROCESS_STARTED
+    missing = [line for line in str(reply.get("streamed_flags", "")).splitlines() if line.startswith(NOFORK_MISSING)]
+    if missing:
+        return None, 0.0, 0.0, f"the grader cannot time runs here: {missing[0][:200]}"
+    if reply.get("timed_out") and reply.get("wall_bound_s") is not None:
+        return None, 0.0, 0.0, (f"too slow: still running after {reply['wall_bound_s']:.1f} s of wall-clock time, "
+                                f"{spec.speed.wall_factor:g} times the reference run's plus "
+                                f"{spec.speed.wall_extra_s:g} s (a timed run that waits is stopped there)")
     reason = failure_reason(reply, pool.limits)
     if reason:
-        return None, 0.0, reason
+        return None, 0.0, 0.0, reason
     try:
         got = report["tasks"][task.grade_id]["outputs"][0]
     except (KeyError, IndexError, TypeError):
-        return None, 0.0, "the timed run reported no output"
+        return None, 0.0, 0.0, "the timed run reported no output"
     if not isinstance(got, dict) or "value" not in got:
-        return None, 0.0, f"the timed run raised {str(got.get('error') if isinstance(got, dict) else got)[:200]}"
-    return got["value"], float(reply.get("cpu_s", 0.0)), None
+        return (None, 0.0, 0.0,
+                f"the timed run raised {str(got.get('error') if isinstance(got, dict) else got)[:200]}")
+    return got["value"], float(reply.get("cpu_s", 0.0)), float(reply.get("wall_s", 0.0)), None
 
 
 def verdict(measured: dict, speed: SpeedSpec) -> str:
@@ -157,3 +191,9 @@ def undecidable_flags(results: dict, speed: SpeedSpec) -> list[str]:
     return [f"speed undecidable for {grade_id}: a noisy run ({measured['ratio']:.2f}x, spread "
             f"{measured['spread']:.2f}) under the {speed.floor:.2f}x floor; grade it again on a quieter machine"
             for grade_id, measured in results.items() if "error" not in measured and verdict(measured, speed) == "undecidable"]
+
+
+def process_start_flags(results: dict) -> list[str]:
+    """Flags for the instructor: tasks whose timed run started a process (work the grader would not count)."""
+    return [f"fork: started a process in a timed run of {grade_id} (refused; the task fails on speed)"
+            for grade_id, measured in results.items() if measured.get("error") == PROCESS_STARTED[:300]]

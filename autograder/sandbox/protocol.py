@@ -26,6 +26,8 @@ FLAG_BYTES = 16384            # kept per child by the worker: the first and last
 RESULT_BYTES = 32 * 1024 * 1024   # a larger report is no report
 RESULT_TOO_LARGE = 75         # exit status the engine reads as "result too large"
 OUT_OF_MEMORY = 76            # exit status the engine reads as "memory": a MemoryError reached the top
+# a timed run whose child could not install the process-start filter (nofork.py): its time is not trusted
+NOFORK_MISSING = "sandbox: this timed run cannot refuse process starts"
 FLAGS_END = "end of flags"    # the harness's last line on the flag pipe: anything else means it was cut
 FLAG_LINE = re.compile(r"^(tamper|exit|signals|fork|memory|env|files|network|introspection|sandbox|reference): ")
 MALFORMED = object()          # a report that exists but does not parse as a JSON object

@@ -24,7 +24,7 @@ import sys
 import time
 import traceback
 
-from autograder.sandbox.protocol import FLAG_BYTES, FLAG_FD, OUT_OF_MEMORY, RESULT_FD, STATUS_FD
+from autograder.sandbox.protocol import NOFORK_MISSING, FLAG_BYTES, FLAG_FD, OUT_OF_MEMORY, RESULT_FD, STATUS_FD
 
 WARM_MODULES = ("numpy", "numpy.testing", "unittest", "torch", "torch.testing", "torch.nn.functional",
                 "matplotlib", "matplotlib.pyplot", "coursekit.labs", "coursekit.device")
@@ -77,6 +77,12 @@ def _child(request: dict, spec, shell, out_w: int, flag_w: int, status_w: int, u
         torch = sys.modules.get("torch")
         if torch is not None:
             torch.set_num_threads(1)               # before any op starts a thread pool in this child
+        if job.get("timed"):                       # its CPU seconds are the verdict: no process may escape them
+            from autograder.sandbox.nofork import refuse_process_starts
+
+            problem = refuse_process_starts()
+            if problem:
+                flags.append(f"{NOFORK_MISSING}: {problem}")
         harness.run(job, spec, shell, RESULT_FD, flags, FLAG_FD)
         code = 0
     except BaseException as error:                 # noqa: BLE001 - report, then exit without cleanup

@@ -69,11 +69,17 @@ def _counter(module, into: list):
     return module.register_forward_pre_hook(lambda _m, inputs: into.append(int(inputs[0].numel())))
 
 
+def _counting(plan: Plan, hooks: list) -> bool:
+    """Whether both counters still hang on the plan's models' embeddings (an engine can clear them)."""
+    return all(hook.id in getattr(getattr(model, "embed", None), "_forward_pre_hooks", {})
+               for hook, model in zip(hooks, (plan.model, plan.draft)))
+
+
 def drive(engine, plan: Plan) -> dict:
     """Step the engine through the plan's requests; record what is seen from outside it."""
     record = {"tokens": [[] for _ in plan.requests], "first_step": [None] * len(plan.requests), "error": None,
               "steps": 0, "peak_blocks": 0, "final_blocks": None, "over_need": None, "max_step_tokens": 0,
-              "target_tokens": 0, "target_passes": 0, "draft_passes": 0}
+              "target_tokens": 0, "target_passes": 0, "draft_passes": 0, "returned": [], "counters": None}
     max_steps = int(plan.limits["max_steps"])
     target_calls, draft_calls = [], []
     hooks = [_counter(plan.model.embed, target_calls), _counter(plan.draft.embed, draft_calls)]
@@ -100,6 +106,10 @@ def drive(engine, plan: Plan) -> dict:
             record["steps"] += 1
             step_tokens = sum(target_calls[before:])
             record["max_step_tokens"] = max(record["max_step_tokens"], step_tokens)
+            if record["counters"] is None and not _counting(plan, hooks):
+                record["counters"] = f"step {step}"
+            record["returned"].append([sum(len(new) for new in out.new_tokens.values()),
+                                       max((len(new) for new in out.new_tokens.values()), default=0)])
             for rid, new in out.new_tokens.items():
                 i = ids[rid]
                 if record["first_step"][i] is None and new:
@@ -232,7 +242,33 @@ def _overtaken(first_step: list, arrivals: list, allowed: int) -> str | None:
     return None
 
 
+def _returned_problem(got: dict, limits: dict, token_budget) -> str | None:
+    """The milestone limits that rest on what each step() returned (issue 51), which the trusted side checks
+    against the verified tokens: the model-pass counters are hooks in the learner's process, which an
+    engine can clear. Every returned token cost at least one position through the target model that step,
+    and an engine that does not speculate returns at most one token per request per step."""
+    returned = got.get("returned")
+    if not isinstance(returned, list) or not all(isinstance(r, list) and len(r) == 2 and all(
+            isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in r) for r in returned):
+        return "no per-step record of the tokens step() returned (the course's loop was changed?)"
+    if sum(total for total, _ in returned) != sum(map(len, got["tokens"])):
+        return "the per-step record does not add up to the tokens returned (the course's loop was changed?)"
+    most = max((total for total, _ in returned), default=0)
+    if token_budget and most > token_budget:
+        return (f"one step returned {most} tokens, each needing at least one position through the model; "
+                f"the token budget is {token_budget}")
+    stepped = sum(1 for total, _ in returned if total)
+    if limits.get("speculate") and stepped >= limits["speculate"]:
+        return (f"{stepped} steps returned the {limits['speculate']} new tokens, at most "
+                f"{max((one for _, one in returned), default=0)} at a time: speculation must verify several "
+                "drafted tokens per target pass")
+    return None
+
+
 def _limits_problem(got: dict, limits: dict, token_budget) -> str | None:
+    problem = _returned_problem(got, limits, token_budget)
+    if problem:
+        return problem
     if "batch_steps" in limits and got["steps"] > limits["batch_steps"]:
         return (f"took {got['steps']} steps where a batching engine needs at most {limits['batch_steps']}: "
                 "requests must join the running batch at every step, not wait for one another")
@@ -242,6 +278,10 @@ def _limits_problem(got: dict, limits: dict, token_budget) -> str | None:
             return problem
     if token_budget and got["max_step_tokens"] > token_budget:
         return f"one step ran {got['max_step_tokens']} tokens through the model; the token budget is {token_budget}"
+    if "max_target_tokens" in limits and got.get("counters", "unknown") is not None:
+        # the positions prefix sharing saved are known only from the hook: removed, nothing is measured
+        return (f"the course's count of the positions the model ran was removed ({got.get('counters')}): "
+                "prefix sharing cannot be measured; leave the models' forward hooks in place")
     if "max_target_tokens" in limits and got["target_tokens"] > limits["max_target_tokens"]:
         return (f"the model ran {got['target_tokens']} token positions; sharing the common prompt prefixes "
                 f"needs at most {limits['max_target_tokens']}")

@@ -202,3 +202,48 @@ def test_without_root_the_course_reference_is_a_stand_in_for_a_subprocess_and_a_
         assert result["status"] == "graded" and tasks["test_ridge"]["points"] == 0, (how, result)
         assert UNAVAILABLE in tasks["test_ridge"]["message"], (how, tasks["test_ridge"])
         assert not [f for f in result["flags"] if f.startswith("sandbox:")], (how, result["flags"])
+
+
+@pytest.fixture(scope="module")
+def lab6(course):
+    """Lab 6's solution folder in the course, its speed timed at milestone 2 only (as the adversarial suite)."""
+    folder = course / "lab6" / "lab6-serving"
+    shutil.copytree(ROOT / "solutions" / "lab6-serving", folder, ignore=shutil.ignore_patterns("__pycache__"))
+    with open(folder / "spec.py", "a") as spec:
+        spec.write("\nfrom dataclasses import replace as _replace\n"
+                   "SPEC = _replace(SPEC, speed=_replace(SPEC.speed, milestones={'test_batching': 2}))\n")
+    subprocess.run(["chown", "-R", f"{NOBODY.pw_uid}:{NOBODY.pw_gid}", str(course / "lab6")], check=True)
+    return folder
+
+
+def _lab6_variant(course: Path, lab6: Path, name: str) -> dict:
+    import nbformat
+    from lab6_variants import VARIANTS
+
+    nb = nbformat.read(lab6 / "lab6-serving.ipynb", as_version=4)
+    cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "impl_batching")
+    result = grade(course, [], solution=lab6, replace={"impl_batching": cell.source + "\n\n" + VARIANTS[name]})
+    assert result["status"] == "graded", result
+    return {t["grade_id"]: t for t in result["tasks"]} | {"flags": result["flags"], "speed": result["speed"]}
+
+
+def test_without_root_the_honest_lab6_engine_is_timed_and_passes(course, lab6):
+    graded = _lab6_variant(course, lab6, "honest")
+    assert all(graded[t]["passed"] for t in ("test_paged", "test_batching", "test_chunked", "test_speculative"))
+    assert "ratio" in graded["speed"]["test_batching"] and not any("fork" in f for f in graded["flags"])
+
+
+@pytest.mark.parametrize("name, grade_id, reason", [
+    ("fork_server", "test_batching", "started a process while timed"),
+    ("sleep", "test_batching", "too slow: still running after"),
+    ("clear_hooks", "test_speculative", "speculation must verify several drafted tokens")])
+def test_without_root_forking_sleeping_or_clearing_hooks_gains_nothing(course, lab6, name, grade_id, reason):
+    """The non-root path: the process-start filter kills PID 2 of the child's namespace, whose status its
+    PID 1 reports, the wall-clock bound stops a sleeper, and the trusted side reads speculation from the
+    tokens each step returned, as they do as root (tests/content/m6/test_lab6_adversarial.py)."""
+    graded = _lab6_variant(course, lab6, name)
+    assert not graded[grade_id]["passed"] and reason in graded[grade_id]["message"], graded[grade_id]
+    assert graded["test_paged"]["passed"]
+    if name == "fork_server":
+        assert "fork: started a process in a timed run of test_batching (refused; the task fails on speed)" \
+            in graded["flags"], graded["flags"]
