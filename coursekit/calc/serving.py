@@ -21,6 +21,14 @@ from coursekit.calc.serving_cost import cost_per_million_tokens
 # source: Kwon et al. 2023 (SOSP, arXiv:2309.06180), Figure 2: in the earlier systems they profiled
 # (Orca, reimplemented with three reservation policies) only 20.4% to 38.2% of the KV-cache memory held token states.
 EARLIER_SYSTEMS_KV_USED = (0.204, 0.382)
+# source: Kwon et al. 2023, Figure 2 (Orca (Max), the variant that reserves the maximum sequence length), with
+# section 3.1's definitions: reserved = slots held for tokens the request will generate later (eventually used);
+# internal fragmentation = over-provisioned slots never used; external fragmentation = gaps between allocations.
+ORCA_MAX_KV_SHARES = {"token_states": 0.204, "reserved": 0.133, "internal_fragmentation": 0.573,
+                      "external_fragmentation": 0.089}
+# source: Kwon et al. 2023, section 1: existing systems waste "60% - 80%" of KV memory to "fragmentation and
+# over-reservation" (the authors' own figure, which the source document quotes as fragmentation alone).
+VLLM_AUTHORS_WASTE = (0.60, 0.80)
 # source: Kwon et al. 2023, section 7.2 (the block-size ablation): vLLM's default block holds 16 tokens.
 VLLM_BLOCK_TOKENS = 16
 
@@ -121,14 +129,29 @@ def earlier_systems_waste() -> tuple[float, float]:
 
 
 def reservation_breakdown(prompt_lens: list[int], output_lens: list[int], max_len: int) -> dict:
-    """Where a contiguous max-length reservation's memory goes, as fractions of what is reserved: token
-    states, slots reserved for tokens not generated yet (here: never, as the request ends early), and
-    nothing else (external fragmentation comes on top, between reservations)."""
+    """Where contiguous max-length reservations go once every request has finished, as fractions of what is
+    reserved: token states, and the tail never used, which Kwon et al. (section 3.1) call internal
+    fragmentation (over-provisioning). External fragmentation comes on top, between reservations."""
     used = sum(p + o for p, o in zip(prompt_lens, output_lens))
     reserved = max_len * len(prompt_lens)
     if any(p + o > max_len for p, o in zip(prompt_lens, output_lens)):
         raise ValueError(f"coursekit/calc/serving.py: a request is longer than the reservation {max_len}")
-    return {"used": used / reserved, "reserved_unused": 1 - used / reserved}
+    return {"used": used / reserved, "internal_fragmentation": 1 - used / reserved}
+
+
+def reservation_over_time(prompt_lens: list[int], output_lens: list[int], max_len: int) -> dict:
+    """Kwon et al.'s three shares inside contiguous max-length reservations, averaged over every decode step of
+    every request: token states held so far, reserved slots (held for tokens generated later, so eventually
+    used) and internal fragmentation (never used). External fragmentation, between reservations, is not here."""
+    if any(p + o > max_len or o < 1 for p, o in zip(prompt_lens, output_lens)):
+        raise ValueError(f"coursekit/calc/serving.py: need 1 <= output and prompt + output <= {max_len}")
+    held = reserved = internal = 0.0
+    for p, o in zip(prompt_lens, output_lens):
+        held += o * p + o * (o + 1) / 2           # steps t = 1..o hold p + t tokens
+        reserved += o * (o - 1) / 2               # and keep o - t slots for later tokens
+        internal += o * (max_len - p - o)         # the tail past p + o is never used
+    total = held + reserved + internal
+    return {"token_states": held / total, "reserved": reserved / total, "internal_fragmentation": internal / total}
 
 
 def reservation_used_fraction(prompt_tokens: int, output_tokens: int, max_len: int) -> float:

@@ -60,7 +60,18 @@ def test_blocks_agree_with_module_3_and_4_calculators():
 def test_waste_reservation_and_prefix_sharing():
     assert serving.earlier_systems_waste() == pytest.approx((0.618, 0.796))
     r = serving.reservation_breakdown([100, 300], [50, 50], 2048)
-    assert r["used"] == pytest.approx(500 / 4096) and r["used"] + r["reserved_unused"] == pytest.approx(1)
+    assert r["used"] == pytest.approx(500 / 4096) and r["used"] + r["internal_fragmentation"] == pytest.approx(1)
+    # Kwon et al. section 3.1: reserved slots are used later, internal fragmentation never. 100 + 3 tokens in 200
+    # slots: steps hold 101, 102, 103 tokens, keep 2, 1, 0 slots for later tokens, and 97 slots are never used.
+    t = serving.reservation_over_time([100], [3], 200)
+    assert t == pytest.approx({"token_states": 306 / 600, "reserved": 3 / 600, "internal_fragmentation": 291 / 600})
+    with pytest.raises(ValueError, match="serving.py"):
+        serving.reservation_over_time([150], [60], 200)
+    # Figure 2, Orca (Max): the four shares add up (to rounding), and fragmentation outweighs reservation
+    orca = serving.ORCA_MAX_KV_SHARES
+    assert sum(orca.values()) == pytest.approx(1, abs=0.002)
+    assert orca["internal_fragmentation"] + orca["external_fragmentation"] > 4 * orca["reserved"]
+    assert orca["token_states"] == serving.EARLIER_SYSTEMS_KV_USED[0]
     assert serving.paged_waste_fraction([17, 32], 16) == pytest.approx(15 / 64)
     shared = serving.prefix_sharing_blocks(10, 1000, 200, 16)
     # 1,000 prefix tokens = 62 full blocks shared; 75 blocks per request alone

@@ -73,6 +73,17 @@ def test_lesson2_runs_out_first_and_waste():
     # "Kwon et al. report 2-4x the throughput"; "20.4% to 38.2%"
     assert "2-4x the throughput" in text and "20.4% to 38.2%" in text.replace("\n> ", " ")
     assert serving.EARLIER_SYSTEMS_KV_USED == (0.204, 0.382)
+    # Kwon et al.'s section 3.1 terms, read the right way round: the never-used tail is internal fragmentation
+    flat = text.replace("\n> ", " ").replace("\n", " ")
+    assert "20.4% of the KV memory held token states, 13.3% was reserved, 57.3% was internal fragmentation and 8.9%" in flat
+    assert serving.ORCA_MAX_KV_SHARES == {"token_states": 0.204, "reserved": 0.133, "internal_fragmentation": 0.573,
+                                          "external_fragmentation": 0.089}
+    assert "bounds internal fragmentation" in flat and "removes all three" not in flat
+    assert "most of it is **reservation**" not in flat and "reservation rather than fragmentation" not in flat
+    # the course's own trace shows the same shape: internal fragmentation outweighs reserved slots
+    trace = serving_sim.make_trace(500, seed=2, prompt_range=(64, 1024), mean_output=200, max_output=1024)
+    shares = serving.reservation_over_time([r.prompt_tokens for r in trace], [r.output_tokens for r in trace], 2048)
+    assert shares["internal_fragmentation"] > max(shares["reserved"], shares["token_states"])
 
 
 def test_lesson3_recompute_and_swap_and_chunking():
