@@ -207,10 +207,13 @@ def decode_mfu(model: str, chip: str, batch: int, context: int, bytes_per_elemen
 
 # ---- preemption: recompute or swap ------------------------------------------------------------------
 
-def recompute_seconds(model: str, chip: str, tokens: int, n_chips: int = 1, bytes_per_element: float = 2) -> float:
-    """Roofline time to rebuild a preempted request's KV cache by prefilling its tokens again."""
+def recompute_seconds(model: str, chip: str, tokens: int, n_chips: int = 1, bytes_per_element: float = 2,
+                      prefill_mfu: float = 1.0) -> float:
+    """Roofline time to rebuild a preempted request's KV cache by prefilling its tokens again, at `prefill_mfu`
+    of peak (1.0 is the roofline's lower bound; the course's simulator, serving_sim, prefills at 0.5)."""
     peak, bandwidth = roofline.chip_ceilings(chip)
-    return roofline.prefill(model, 1, tokens, n_chips * peak, n_chips * bandwidth, bytes_per_element)["seconds"]
+    return roofline.prefill(model, 1, tokens, n_chips * peak * _positive("prefill_mfu", prefill_mfu),
+                            n_chips * bandwidth, bytes_per_element)["seconds"]
 
 
 def swap_seconds(model: str, tokens: int, link_gbs: float, bytes_per_element: float = 2) -> float:
