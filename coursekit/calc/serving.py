@@ -237,11 +237,27 @@ def step_seconds(model: str, chip: str, batch: int, context: int, tokens_per_seq
     return roofline.roofline_time(flops, moved, n_chips * peak, n_chips * bandwidth)
 
 
+def speculative_sessions_that_fit(model: str, draft: str, chip: str, context: int, n_chips: int = 1,
+                                  bytes_per_param: float = 2,
+                                  usable_fraction: float = memory.DEFAULT_USABLE_FRACTION) -> int:
+    """Sequences of `context` tokens whose KV caches, the target's and the draft's, fit beside both models'
+    weights on `n_chips` chips (0 if the two sets of weights leave no room for one)."""
+    usable = n_chips * roofline.resolve_chip(chip).memory_gb * 1e9 * usable_fraction
+    free = usable - memory.model_weight_bytes(model, bytes_per_param) - memory.model_weight_bytes(draft, bytes_per_param)
+    per_session = kvcache.model_kv_bytes_per_session(model, context) + kvcache.model_kv_bytes_per_session(draft, context)
+    return max(0, math.floor(free / per_session))
+
+
 def speculative_speedup_in_batch(model: str, draft: str, chip: str, batch: int, context: int, a: float, k: int,
                                  n_chips: int = 1) -> float:
     """Throughput gain of speculative decoding for a whole batch: tokens per step (Leviathan et al. 2023)
     times a plain step's time, over a verification step of k + 1 positions plus k draft steps. At batch 1
-    it is Module 5's latency gain; as the batch grows the verification turns compute-bound and it shrinks."""
+    it is Module 5's latency gain; as the batch grows the verification turns compute-bound and it shrinks.
+    The batch must fit: both models' weights and both KV caches on the `n_chips` chips."""
+    fits = speculative_sessions_that_fit(model, draft, chip, context, n_chips)
+    if batch > fits:
+        raise ValueError(f"coursekit/calc/serving.py: {batch} sequences of {context} tokens do not fit beside "
+                         f"{model} and its draft {draft} on {n_chips} x {chip} (at most {fits})")
     plain = step_seconds(model, chip, batch, context, 1, n_chips)
     spec = step_seconds(model, chip, batch, context, k + 1, n_chips) + k * step_seconds(draft, chip, batch, context, 1, n_chips)
     return speculative.expected_tokens_per_step(a, k) * plain / spec
