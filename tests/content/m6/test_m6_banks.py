@@ -69,3 +69,21 @@ def test_decode_mfu_key_is_the_errata_number():
     step = roofline.decode_step("Llama 3 8B", 64, 1024, 989e12, 3.35e12)
     assert q.answer == pytest.approx(100 * step["flops"] / (step["seconds"] * 989e12))
     assert q.answer < 25        # far from "near 100%"
+
+
+def test_ridge_batch_names_the_gpus_on_which_memory_caps_the_batch_first():
+    """m6-l1-ridge-batch: "memory caps the batch first" holds on two to four H100s, not on an 8-GPU node."""
+    from coursekit.calc import memory
+
+    item, h100 = bank_item("m6-l1-ridge-batch"), hardware.H100_SXM.name
+    ridge = instantiate(item).answer
+    fits = {n: memory.users_per_replica("Llama 2 70B", h100, 1024, n) for n in (2, 4, 8)}
+    assert "four H100s" in item.stem and ridge == 1008
+    assert fits[2] < fits[4] < ridge < fits[8]
+    correct = item.feedback["correct"]
+    assert f"only {fits[4]} sessions" in correct and f"({fits[2]} on two)" in correct and f"{fits[8]:,}, past" in correct
+
+
+def test_kv_transfer_items_say_one_gpus_link():
+    item = bank_item("m6-l3-kv-transfer")
+    assert "over one GPU's link" in item.stem and "eighth" in item.explanation
