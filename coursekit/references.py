@@ -27,6 +27,8 @@ ARXIV = "https://arxiv.org/abs/"
 PAPERS = [
     _r("Abts 2020", "Abts et al.", "Think Fast: A Tensor Streaming Processor (TSP) for Accelerating Deep Learning Workloads",
        "ISCA 2020", "https://doi.org/10.1109/ISCA45697.2020.00023"),
+    _r("Agrawal 2023", "Agrawal et al.", "SARATHI: Efficient LLM Inference by Piggybacking Decodes with Chunked Prefills",
+       "2023", ARXIV + "2308.16369"),
     _r("Agrawal 2024", "Agrawal et al.", "Taming Throughput-Latency Tradeoff in LLM Inference with Sarathi-Serve",
        "OSDI 2024", ARXIV + "2403.02310"),
     _r("Ainslie 2023", "Ainslie et al.", "GQA: Training Generalized Multi-Query Transformer Models from Multi-Head Checkpoints",
@@ -69,6 +71,9 @@ PAPERS = [
     _r("Ho 2024", "Ho et al.", "Algorithmic progress in language models", "2024", ARXIV + "2403.05812"),
     _r("Hoffmann 2022", "Hoffmann et al.", "Training Compute-Optimal Large Language Models (Chinchilla)", "2022",
        ARXIV + "2203.15556"),
+    _r("Holmes 2024", "Holmes et al.",
+       "DeepSpeed-FastGen: High-throughput Text Generation for LLMs via MII and DeepSpeed-Inference (Dynamic SplitFuse)",
+       "2024", ARXIV + "2401.08671"),
     _r("Huang 2019", "Huang et al.", "GPipe: Efficient Training of Giant Neural Networks using Pipeline Parallelism",
        "NeurIPS 2019", ARXIV + "1811.06965"),
     _r("Jacob 2018", "Jacob et al.", "Quantization and Training of Neural Networks for Efficient Integer-Arithmetic-Only "
