@@ -171,3 +171,15 @@ def test_disaggregation_removes_prefill_interference_from_decode():
     worst = lambda recs, key: serving.percentile([r[key] for r in recs], 99)
     assert worst(split, "tpot_s") < worst(colocated, "tpot_s")
     assert cost.base_s == pytest.approx(roofline.matmul_params("Llama 3 8B") * 2 / 3.35e12)
+
+
+def test_mixed_step_sum_against_the_roofline():
+    """The simulator adds prefill compute to the memory time; the roofline takes the larger, so decodes beside a
+    compute-bound chunk are free there (Lesson 3 prints both for 64 decodes and a 2,048-token chunk)."""
+    cost = sim.step_cost_for("Llama 3 8B", H100, context=1024)
+    memory_s = cost.base_s + 64 * cost.per_seq_s
+    chunk_s = 2048 * cost.prefill_token_s
+    assert sim.mixed_step_seconds(cost, 64, 2048) == pytest.approx(memory_s + chunk_s)
+    assert sim.mixed_step_seconds(cost, 64, 2048, roofline_max=True) == pytest.approx(chunk_s)
+    # a decode-only step is memory-bound either way
+    assert sim.mixed_step_seconds(cost, 64, 0, roofline_max=True) == pytest.approx(memory_s)

@@ -171,3 +171,14 @@ def test_metric_names_and_histories_match_the_papers():
     assert "SARATHI (Agrawal et al. 2023) and DeepSpeed-FastGen's Dynamic SplitFuse (Holmes et al. 2024)" in l3
     assert "added the **stall-free** schedule" in l3
     assert "vLLM V1 made it the default for its lower overhead" in l3
+
+
+def test_lesson3_says_what_the_summed_step_cost_leaves_out():
+    l3 = " ".join(M6.markdown(LESSONS[2]).split())
+    assert "the course's simulator **adds** a step's prefill compute to its weight and KV reads" in l3
+    assert "where Sarathi-Serve's capacity gain comes from" in l3
+    cost = serving_sim.step_cost_for("Llama 3 8B", H100, context=1024)
+    added, peak = serving_sim.mixed_step_seconds(cost, 64, 2048), serving_sim.mixed_step_seconds(cost, 64, 2048, roofline_max=True)
+    # errata row 7 of the course's own corrections: "69.2 ms added, 62.2 ms by the roofline"
+    assert (round(added * 1e3, 1), round(peak * 1e3, 1)) == (69.2, 62.2)
+    assert "69.2 ms added, 62.2 ms by the roofline" in (ROOT / "docs" / "errata" / "m6.md").read_text()
