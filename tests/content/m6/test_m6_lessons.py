@@ -182,3 +182,11 @@ def test_lesson3_says_what_the_summed_step_cost_leaves_out():
     # errata row 7 of the course's own corrections: "69.2 ms added, 62.2 ms by the roofline"
     assert (round(added * 1e3, 1), round(peak * 1e3, 1)) == (69.2, 62.2)
     assert "69.2 ms added, 62.2 ms by the roofline" in (ROOT / "docs" / "errata" / "m6.md").read_text()
+
+
+def test_lesson2_tells_prefix_sharing_from_prefix_caching():
+    l2 = " ".join(M6.markdown(LESSONS[1]).split())
+    assert "across requests with a common prefix (their section 4.4)" in l2
+    assert "**prefix sharing**: requests running at the same time" in l2 and "**prefix caching**: freed full blocks" in l2
+    assert "automatic prefix caching (on by default in V1)" in l2
+    assert "vLLM shares blocks between the sequences of one request (parallel sampling, beam search);" not in l2
