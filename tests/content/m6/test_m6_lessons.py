@@ -190,3 +190,18 @@ def test_lesson2_tells_prefix_sharing_from_prefix_caching():
     assert "**prefix sharing**: requests running at the same time" in l2 and "**prefix caching**: freed full blocks" in l2
     assert "automatic prefix caching (on by default in V1)" in l2
     assert "vLLM shares blocks between the sequences of one request (parallel sampling, beam search);" not in l2
+
+
+def test_lesson4_varies_the_replica_size():
+    """Issue 52: the cost table no longer gives each chip only its smallest replica (two H100s at $15.16 against
+    four at $1.23); it varies the replica to eight chips and says why the KV room grows more than in proportion."""
+    text = " ".join(M6.markdown(LESSONS[3]).split())
+    assert "The replica size is the largest lever in this table" in text
+    assert "it *more than* doubles the room for KV cache" in text and "two all-reduces of the activations" in text
+    code = "\n".join(c.source for c in M6.nb(LESSONS[3]).cells if c.cell_type == "code")
+    assert "while n <= top:" in code
+    fits = {n: memory.users_per_replica("Llama 2 70B", H100, 2048, n) for n in (2, 4, 8)}
+    assert fits[4] > 2 * fits[2] and fits[8] > 2 * fits[4]
+    rent = prices.current_dollars_per_hour(H100)
+    cost = {n: serving.cost_per_million_at_slo("Llama 2 70B", H100, 2048, 0.05, rent, 0.6, n) for n in (2, 4, 8)}
+    assert cost[2] > cost[4] > cost[8]
