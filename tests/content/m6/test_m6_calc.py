@@ -183,3 +183,29 @@ def test_mixed_step_sum_against_the_roofline():
     assert sim.mixed_step_seconds(cost, 64, 2048, roofline_max=True) == pytest.approx(chunk_s)
     # a decode-only step is memory-bound either way
     assert sim.mixed_step_seconds(cost, 64, 0, roofline_max=True) == pytest.approx(memory_s)
+
+
+def test_the_acceptance_rule_emits_the_target_distribution():
+    """Leviathan et al. 2023, section 2.3: accept x ~ q with min(1, p/q), else resample from max(0, p - q)."""
+    import random
+
+    rng = random.Random(3)
+    for _ in range(50):
+        p = [rng.random() for _ in range(6)]
+        q = [rng.random() for _ in range(6)]
+        p, q = [x / sum(p) for x in p], [x / sum(q) for x in q]
+        beta = speculative.acceptance_probability(p, q)
+        assert beta == pytest.approx(1 - 0.5 * sum(abs(a - b) for a, b in zip(p, q)))     # 1 - total variation
+        assert speculative.speculative_output_distribution(p, q) == pytest.approx(p)
+        r = speculative.residual_distribution(p, q)
+        assert sum(r) == pytest.approx(1) and all(ri == 0 for ri, a, b in zip(r, p, q) if a <= b)
+    same = [0.25, 0.75]
+    assert speculative.acceptance_probability(same, same) == pytest.approx(1)
+    assert speculative.residual_distribution(same, same) == same
+    with pytest.raises(ValueError, match="speculative.py"):
+        speculative.acceptance_probability([0.5, 0.6], [0.5, 0.5])
+    # the sampler follows the rule: a token the draft never proposes comes only from the residual
+    p, q = [0.5, 0.5], [1.0, 0.0]
+    draws = [speculative.speculative_sample(p, q, rng) for _ in range(2000)]
+    assert all(not ok for token, ok in draws if token == 1)
+    assert sum(token for token, _ in draws) / 2000 == pytest.approx(0.5, abs=0.05)

@@ -205,3 +205,15 @@ def test_lesson4_varies_the_replica_size():
     rent = prices.current_dollars_per_hour(H100)
     cost = {n: serving.cost_per_million_at_slo("Llama 2 70B", H100, 2048, 0.05, rent, 0.6, n) for n in (2, 4, 8)}
     assert cost[2] > cost[4] > cost[8]
+
+
+def test_lesson4_derives_and_checks_the_acceptance_rule():
+    text = " ".join(M6.markdown(LESSONS[3]).split())
+    assert "## Why the output does not change: the acceptance rule" in M6.markdown(LESSONS[3])
+    assert "because $\\min(a, b) + \\max(0, a - b) = a$" in text
+    cell = next(c.source for c in M6.nb(LESSONS[3]).cells if c.get("id") == "m6l4-accept-code")
+    scope: dict = {}
+    exec("from coursekit.calc import speculative\n" + cell, scope)
+    assert scope["exact"] == pytest.approx(scope["p"])
+    assert [c / scope["n"] for c in scope["counts"]] == pytest.approx(scope["p"], abs=0.01)
+    assert abs(scope["wrong"][0] - scope["p"][0]) > 0.1          # resampling from p is visibly biased
