@@ -27,6 +27,8 @@ ARXIV = "https://arxiv.org/abs/"
 PAPERS = [
     _r("Abts 2020", "Abts et al.", "Think Fast: A Tensor Streaming Processor (TSP) for Accelerating Deep Learning Workloads",
        "ISCA 2020", "https://doi.org/10.1109/ISCA45697.2020.00023"),
+    _r("Agrawal 2023", "Agrawal et al.", "SARATHI: Efficient LLM Inference by Piggybacking Decodes with Chunked Prefills",
+       "2023", ARXIV + "2308.16369"),
     _r("Agrawal 2024", "Agrawal et al.", "Taming Throughput-Latency Tradeoff in LLM Inference with Sarathi-Serve",
        "OSDI 2024", ARXIV + "2403.02310"),
     _r("Ainslie 2023", "Ainslie et al.", "GQA: Training Generalized Multi-Query Transformer Models from Multi-Head Checkpoints",
@@ -38,6 +40,9 @@ PAPERS = [
     _r("Brown 2020", "Brown et al.", "Language Models are Few-Shot Learners (GPT-3)", "NeurIPS 2020", ARXIV + "2005.14165"),
     _r("Cai 2024", "Cai et al.", "Medusa: Simple LLM Inference Acceleration Framework with Multiple Decoding Heads",
        "ICML 2024", ARXIV + "2401.10774"),
+    _r("Chen 2024", "Chen, Tiwari, Sadhukhan et al.",
+       "MagicDec: Breaking the Latency-Throughput Tradeoff for Long Context Generation with Speculative Decoding",
+       "2024 (ICLR 2025)", ARXIV + "2408.11049"),
     _r("Chen 2023", "Chen et al.", "Accelerating Large Language Model Decoding with Speculative Sampling", "2023",
        ARXIV + "2302.01318"),
     _r("Chowdhery 2022", "Chowdhery et al.", "PaLM: Scaling Language Modeling with Pathways (MFU, Appendix B)", "2022",
@@ -66,6 +71,9 @@ PAPERS = [
     _r("Ho 2024", "Ho et al.", "Algorithmic progress in language models", "2024", ARXIV + "2403.05812"),
     _r("Hoffmann 2022", "Hoffmann et al.", "Training Compute-Optimal Large Language Models (Chinchilla)", "2022",
        ARXIV + "2203.15556"),
+    _r("Holmes 2024", "Holmes et al.",
+       "DeepSpeed-FastGen: High-throughput Text Generation for LLMs via MII and DeepSpeed-Inference (Dynamic SplitFuse)",
+       "2024", ARXIV + "2401.08671"),
     _r("Huang 2019", "Huang et al.", "GPipe: Efficient Training of Giant Neural Networks using Pipeline Parallelism",
        "NeurIPS 2019", ARXIV + "1811.06965"),
     _r("Jacob 2018", "Jacob et al.", "Quantization and Training of Neural Networks for Efficient Integer-Arithmetic-Only "

@@ -21,6 +21,14 @@ from coursekit.calc.serving_cost import cost_per_million_tokens
 # source: Kwon et al. 2023 (SOSP, arXiv:2309.06180), Figure 2: in the earlier systems they profiled
 # (Orca, reimplemented with three reservation policies) only 20.4% to 38.2% of the KV-cache memory held token states.
 EARLIER_SYSTEMS_KV_USED = (0.204, 0.382)
+# source: Kwon et al. 2023, Figure 2 (Orca (Max), the variant that reserves the maximum sequence length), with
+# section 3.1's definitions: reserved = slots held for tokens the request will generate later (eventually used);
+# internal fragmentation = over-provisioned slots never used; external fragmentation = gaps between allocations.
+ORCA_MAX_KV_SHARES = {"token_states": 0.204, "reserved": 0.133, "internal_fragmentation": 0.573,
+                      "external_fragmentation": 0.089}
+# source: Kwon et al. 2023, section 1: existing systems waste "60% - 80%" of KV memory to "fragmentation and
+# over-reservation" (the authors' own figure, which the source document quotes as fragmentation alone).
+VLLM_AUTHORS_WASTE = (0.60, 0.80)
 # source: Kwon et al. 2023, section 7.2 (the block-size ablation): vLLM's default block holds 16 tokens.
 VLLM_BLOCK_TOKENS = 16
 
@@ -121,14 +129,29 @@ def earlier_systems_waste() -> tuple[float, float]:
 
 
 def reservation_breakdown(prompt_lens: list[int], output_lens: list[int], max_len: int) -> dict:
-    """Where a contiguous max-length reservation's memory goes, as fractions of what is reserved: token
-    states, slots reserved for tokens not generated yet (here: never, as the request ends early), and
-    nothing else (external fragmentation comes on top, between reservations)."""
+    """Where contiguous max-length reservations go once every request has finished, as fractions of what is
+    reserved: token states, and the tail never used, which Kwon et al. (section 3.1) call internal
+    fragmentation (over-provisioning). External fragmentation comes on top, between reservations."""
     used = sum(p + o for p, o in zip(prompt_lens, output_lens))
     reserved = max_len * len(prompt_lens)
     if any(p + o > max_len for p, o in zip(prompt_lens, output_lens)):
         raise ValueError(f"coursekit/calc/serving.py: a request is longer than the reservation {max_len}")
-    return {"used": used / reserved, "reserved_unused": 1 - used / reserved}
+    return {"used": used / reserved, "internal_fragmentation": 1 - used / reserved}
+
+
+def reservation_over_time(prompt_lens: list[int], output_lens: list[int], max_len: int) -> dict:
+    """Kwon et al.'s three shares inside contiguous max-length reservations, averaged over every decode step of
+    every request: token states held so far, reserved slots (held for tokens generated later, so eventually
+    used) and internal fragmentation (never used). External fragmentation, between reservations, is not here."""
+    if any(p + o > max_len or o < 1 for p, o in zip(prompt_lens, output_lens)):
+        raise ValueError(f"coursekit/calc/serving.py: need 1 <= output and prompt + output <= {max_len}")
+    held = reserved = internal = 0.0
+    for p, o in zip(prompt_lens, output_lens):
+        held += o * p + o * (o + 1) / 2           # steps t = 1..o hold p + t tokens
+        reserved += o * (o - 1) / 2               # and keep o - t slots for later tokens
+        internal += o * (max_len - p - o)         # the tail past p + o is never used
+    total = held + reserved + internal
+    return {"token_states": held / total, "reserved": reserved / total, "internal_fragmentation": internal / total}
 
 
 def reservation_used_fraction(prompt_tokens: int, output_tokens: int, max_len: int) -> float:
@@ -184,10 +207,13 @@ def decode_mfu(model: str, chip: str, batch: int, context: int, bytes_per_elemen
 
 # ---- preemption: recompute or swap ------------------------------------------------------------------
 
-def recompute_seconds(model: str, chip: str, tokens: int, n_chips: int = 1, bytes_per_element: float = 2) -> float:
-    """Roofline time to rebuild a preempted request's KV cache by prefilling its tokens again."""
+def recompute_seconds(model: str, chip: str, tokens: int, n_chips: int = 1, bytes_per_element: float = 2,
+                      prefill_mfu: float = 1.0) -> float:
+    """Roofline time to rebuild a preempted request's KV cache by prefilling its tokens again, at `prefill_mfu`
+    of peak (1.0 is the roofline's lower bound; the course's simulator, serving_sim, prefills at 0.5)."""
     peak, bandwidth = roofline.chip_ceilings(chip)
-    return roofline.prefill(model, 1, tokens, n_chips * peak, n_chips * bandwidth, bytes_per_element)["seconds"]
+    return roofline.prefill(model, 1, tokens, n_chips * peak * _positive("prefill_mfu", prefill_mfu),
+                            n_chips * bandwidth, bytes_per_element)["seconds"]
 
 
 def swap_seconds(model: str, tokens: int, link_gbs: float, bytes_per_element: float = 2) -> float:
@@ -211,11 +237,27 @@ def step_seconds(model: str, chip: str, batch: int, context: int, tokens_per_seq
     return roofline.roofline_time(flops, moved, n_chips * peak, n_chips * bandwidth)
 
 
+def speculative_sessions_that_fit(model: str, draft: str, chip: str, context: int, n_chips: int = 1,
+                                  bytes_per_param: float = 2,
+                                  usable_fraction: float = memory.DEFAULT_USABLE_FRACTION) -> int:
+    """Sequences of `context` tokens whose KV caches, the target's and the draft's, fit beside both models'
+    weights on `n_chips` chips (0 if the two sets of weights leave no room for one)."""
+    usable = n_chips * roofline.resolve_chip(chip).memory_gb * 1e9 * usable_fraction
+    free = usable - memory.model_weight_bytes(model, bytes_per_param) - memory.model_weight_bytes(draft, bytes_per_param)
+    per_session = kvcache.model_kv_bytes_per_session(model, context) + kvcache.model_kv_bytes_per_session(draft, context)
+    return max(0, math.floor(free / per_session))
+
+
 def speculative_speedup_in_batch(model: str, draft: str, chip: str, batch: int, context: int, a: float, k: int,
                                  n_chips: int = 1) -> float:
     """Throughput gain of speculative decoding for a whole batch: tokens per step (Leviathan et al. 2023)
     times a plain step's time, over a verification step of k + 1 positions plus k draft steps. At batch 1
-    it is Module 5's latency gain; as the batch grows the verification turns compute-bound and it shrinks."""
+    it is Module 5's latency gain; as the batch grows the verification turns compute-bound and it shrinks.
+    The batch must fit: both models' weights and both KV caches on the `n_chips` chips."""
+    fits = speculative_sessions_that_fit(model, draft, chip, context, n_chips)
+    if batch > fits:
+        raise ValueError(f"coursekit/calc/serving.py: {batch} sequences of {context} tokens do not fit beside "
+                         f"{model} and its draft {draft} on {n_chips} x {chip} (at most {fits})")
     plain = step_seconds(model, chip, batch, context, 1, n_chips)
     spec = step_seconds(model, chip, batch, context, k + 1, n_chips) + k * step_seconds(draft, chip, batch, context, 1, n_chips)
     return speculative.expected_tokens_per_step(a, k) * plain / spec

@@ -6,7 +6,10 @@ each step's time from a cost model, so a lesson can replay hundreds of requests 
 Each step (an *iteration*, Orca: Yu et al., OSDI 2022) every running request that has its prompt done
 decodes one token, and prompt tokens are prefilled beside them. The step costs
 `base_s + per_seq_s * decodes + prefill_token_s * prefill tokens` (coursekit.calc.batching.StepCost;
-`step_cost_for` derives the three terms from a chip's roofline). Policies:
+`step_cost_for` derives the three terms from a chip's roofline). The sum is a simplification: the roofline
+takes the larger of a step's memory time and compute time, so decodes sharing a step with a compute-bound
+prompt chunk cost almost nothing (where Sarathi-Serve's capacity gain comes from); `mixed_step_seconds`
+gives both. Policies:
 
 - whole prompts (`token_budget=None`): a newly admitted request's whole prompt is prefilled in one
   step, so every decode in that step waits for it (the generation stall Sarathi-Serve measures);
@@ -30,7 +33,7 @@ from coursekit.calc.kvcache import blocks_needed
 from coursekit.calc.serving import tpot
 
 __all__ = ["Request", "StepCost", "make_trace", "step_cost_for", "simulate", "simulate_disaggregated", "split_trace",
-           "prefill_stall_seconds"]
+           "prefill_stall_seconds", "mixed_step_seconds"]
 
 
 def step_cost_for(model: str, chip: str, context: int, n_chips: int = 1, prefill_mfu: float = 0.5,
@@ -43,6 +46,15 @@ def step_cost_for(model: str, chip: str, context: int, n_chips: int = 1, prefill
     return StepCost(base_s=n * bytes_per_element / bandwidth,
                     per_seq_s=context * roofline.kv_bytes_per_token(model, bytes_per_element) / bandwidth,
                     prefill_token_s=2.0 * n / (peak * prefill_mfu))
+
+
+def mixed_step_seconds(cost: StepCost, decodes: int, prefill_tokens: int, roofline_max: bool = False) -> float:
+    """One step with `decodes` decoding sequences and `prefill_tokens` prompt tokens: as the simulator adds the
+    terms (cost.iteration), or by the roofline, the larger of the memory time (weights once, each decode's KV
+    reads) and the prefill's compute time. Decode FLOPs are left out of both (small beside a chunk's)."""
+    if not roofline_max:
+        return cost.iteration(decodes, prefill_tokens)
+    return max(cost.base_s + cost.per_seq_s * decodes, cost.prefill_token_s * prefill_tokens)
 
 
 def prefill_stall_seconds(model: str, chip: str, prompt_tokens: int, n_chips: int = 1, prefill_mfu: float = 0.5) -> float:

@@ -52,3 +52,41 @@ def acceptance_rate_from_counts(accepted: int, rejected: int) -> float:
     if trials == 0:
         raise ValueError("coursekit/calc/speculative.py: no draft tokens were verified")
     return accepted / trials
+
+
+# ---- the sampling acceptance rule (Leviathan et al. 2023, section 2.3; Chen et al. 2023, Algorithm 2) ----
+
+def _distribution(name: str, probs: list[float]) -> list[float]:
+    if not probs or any(x < 0 for x in probs) or abs(sum(probs) - 1) > 1e-9:
+        raise ValueError(f"coursekit/calc/speculative.py: {name} must be probabilities summing to 1, got {probs!r}")
+    return list(probs)
+
+
+def acceptance_probability(p: list[float], q: list[float]) -> float:
+    """Chance that one draft token x ~ q is accepted with probability min(1, p(x) / q(x)): the sum over x of
+    min(p(x), q(x)), which is 1 minus the total-variation distance between target p and draft q."""
+    return sum(min(a, b) for a, b in zip(_distribution("p", p), _distribution("q", q)))
+
+
+def residual_distribution(p: list[float], q: list[float]) -> list[float]:
+    """What the target samples from after a rejection: max(0, p - q), normalised (p itself if p == q)."""
+    excess = [max(0.0, a - b) for a, b in zip(_distribution("p", p), _distribution("q", q))]
+    total = sum(excess)
+    return [x / total for x in excess] if total > 0 else list(p)
+
+
+def speculative_output_distribution(p: list[float], q: list[float]) -> list[float]:
+    """The exact distribution of the token the rule emits: q(x) min(1, p(x)/q(x)) + (1 - beta) r(x), with beta
+    the acceptance probability and r the residual. The derivation in Module 6's Lesson 4 shows it is p."""
+    beta, r = acceptance_probability(p, q), residual_distribution(p, q)
+    return [min(a, b) + (1 - beta) * rx for a, b, rx in zip(p, q, r)]
+
+
+def speculative_sample(p: list[float], q: list[float], rng) -> tuple[int, bool]:
+    """One draft token drawn from q, then verified against p: (emitted token, whether the draft was accepted).
+    `rng` is a random.Random, so a run is reproducible."""
+    p, q = _distribution("p", p), _distribution("q", q)
+    x = rng.choices(range(len(q)), weights=q)[0]
+    if rng.random() < min(1.0, p[x] / q[x]):
+        return x, True
+    return rng.choices(range(len(p)), weights=residual_distribution(p, q))[0], False

@@ -60,7 +60,18 @@ def test_blocks_agree_with_module_3_and_4_calculators():
 def test_waste_reservation_and_prefix_sharing():
     assert serving.earlier_systems_waste() == pytest.approx((0.618, 0.796))
     r = serving.reservation_breakdown([100, 300], [50, 50], 2048)
-    assert r["used"] == pytest.approx(500 / 4096) and r["used"] + r["reserved_unused"] == pytest.approx(1)
+    assert r["used"] == pytest.approx(500 / 4096) and r["used"] + r["internal_fragmentation"] == pytest.approx(1)
+    # Kwon et al. section 3.1: reserved slots are used later, internal fragmentation never. 100 + 3 tokens in 200
+    # slots: steps hold 101, 102, 103 tokens, keep 2, 1, 0 slots for later tokens, and 97 slots are never used.
+    t = serving.reservation_over_time([100], [3], 200)
+    assert t == pytest.approx({"token_states": 306 / 600, "reserved": 3 / 600, "internal_fragmentation": 291 / 600})
+    with pytest.raises(ValueError, match="serving.py"):
+        serving.reservation_over_time([150], [60], 200)
+    # Figure 2, Orca (Max): the four shares add up (to rounding), and fragmentation outweighs reservation
+    orca = serving.ORCA_MAX_KV_SHARES
+    assert sum(orca.values()) == pytest.approx(1, abs=0.002)
+    assert orca["internal_fragmentation"] + orca["external_fragmentation"] > 4 * orca["reserved"]
+    assert orca["token_states"] == serving.EARLIER_SYSTEMS_KV_USED[0]
     assert serving.paged_waste_fraction([17, 32], 16) == pytest.approx(15 / 64)
     shared = serving.prefix_sharing_blocks(10, 1000, 200, 16)
     # 1,000 prefix tokens = 62 full blocks shared; 75 blocks per request alone
@@ -88,9 +99,9 @@ def test_step_seconds_is_the_decode_roofline_for_one_token():
 
 
 def test_speculation_pays_at_batch_one_and_fades_with_batch():
-    at = lambda b: serving.speculative_speedup_in_batch("Llama 2 70B", "Llama 2 7B", H100, b, 1024, 0.8, 4, n_chips=2)
+    at = lambda b: serving.speculative_speedup_in_batch("Llama 2 70B", "Llama 2 7B", H100, b, 1024, 0.8, 4, n_chips=8)
     assert at(1) > 2 and at(1) < speculative.expected_tokens_per_step(0.8, 4)
-    gains = [at(b) for b in (1, 16, 128, 512)]
+    gains = [at(b) for b in (1, 16, 128, 256)]
     assert gains == sorted(gains, reverse=True) and gains[-1] < 1
 
 
@@ -160,3 +171,41 @@ def test_disaggregation_removes_prefill_interference_from_decode():
     worst = lambda recs, key: serving.percentile([r[key] for r in recs], 99)
     assert worst(split, "tpot_s") < worst(colocated, "tpot_s")
     assert cost.base_s == pytest.approx(roofline.matmul_params("Llama 3 8B") * 2 / 3.35e12)
+
+
+def test_mixed_step_sum_against_the_roofline():
+    """The simulator adds prefill compute to the memory time; the roofline takes the larger, so decodes beside a
+    compute-bound chunk are free there (Lesson 3 prints both for 64 decodes and a 2,048-token chunk)."""
+    cost = sim.step_cost_for("Llama 3 8B", H100, context=1024)
+    memory_s = cost.base_s + 64 * cost.per_seq_s
+    chunk_s = 2048 * cost.prefill_token_s
+    assert sim.mixed_step_seconds(cost, 64, 2048) == pytest.approx(memory_s + chunk_s)
+    assert sim.mixed_step_seconds(cost, 64, 2048, roofline_max=True) == pytest.approx(chunk_s)
+    # a decode-only step is memory-bound either way
+    assert sim.mixed_step_seconds(cost, 64, 0, roofline_max=True) == pytest.approx(memory_s)
+
+
+def test_the_acceptance_rule_emits_the_target_distribution():
+    """Leviathan et al. 2023, section 2.3: accept x ~ q with min(1, p/q), else resample from max(0, p - q)."""
+    import random
+
+    rng = random.Random(3)
+    for _ in range(50):
+        p = [rng.random() for _ in range(6)]
+        q = [rng.random() for _ in range(6)]
+        p, q = [x / sum(p) for x in p], [x / sum(q) for x in q]
+        beta = speculative.acceptance_probability(p, q)
+        assert beta == pytest.approx(1 - 0.5 * sum(abs(a - b) for a, b in zip(p, q)))     # 1 - total variation
+        assert speculative.speculative_output_distribution(p, q) == pytest.approx(p)
+        r = speculative.residual_distribution(p, q)
+        assert sum(r) == pytest.approx(1) and all(ri == 0 for ri, a, b in zip(r, p, q) if a <= b)
+    same = [0.25, 0.75]
+    assert speculative.acceptance_probability(same, same) == pytest.approx(1)
+    assert speculative.residual_distribution(same, same) == same
+    with pytest.raises(ValueError, match="speculative.py"):
+        speculative.acceptance_probability([0.5, 0.6], [0.5, 0.5])
+    # the sampler follows the rule: a token the draft never proposes comes only from the residual
+    p, q = [0.5, 0.5], [1.0, 0.0]
+    draws = [speculative.speculative_sample(p, q, rng) for _ in range(2000)]
+    assert all(not ok for token, ok in draws if token == 1)
+    assert sum(token for token, _ in draws) / 2000 == pytest.approx(0.5, abs=0.05)
