@@ -1,0 +1,16 @@
+"""Milestone 0, the reference every check compares to: the whole global batch in one process."""
+from __future__ import annotations
+
+from coursekit.nn.decoder import DecoderConfig
+
+from .setup import full_parameters, loss_of, make_model, make_optimizer
+
+
+def train_single(config: DecoderConfig, batches: list, steps: int, lr: float, seed: int = 0) -> dict:
+    model = make_model(config, seed)
+    opt = make_optimizer(model.parameters(), lr)
+    for step in range(steps):
+        opt.zero_grad(set_to_none=True)
+        loss_of(model, batches[step]).backward()
+        opt.step()
+    return full_parameters(model)
