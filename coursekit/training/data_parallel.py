@@ -8,6 +8,8 @@ gloo on one CPU has no second stream to overlap on; the counts are the same).
 """
 from __future__ import annotations
 
+import time
+
 import torch
 
 from coursekit.nn.decoder import DecoderConfig
@@ -54,10 +56,12 @@ def train_data_parallel(rank: int, world: int, comm: Communicator, config: Decod
     params = list(model.parameters())
     reducer = BucketedAllReduce(params, comm, bucket_bytes)
     opt = make_optimizer(params, lr)
+    started = time.perf_counter()
     for step in range(steps):
         opt.zero_grad(set_to_none=True)
         loss_of(model, rows_of(batches[step], rank, world)).backward()
         reducer.finish_step()
         opt.step()
-    return {"params": full_parameters(model), "memory": held_bytes(model, opt),
+    train_s = time.perf_counter() - started
+    return {"params": full_parameters(model), "memory": held_bytes(model, opt), "train_s": train_s,
             "buckets": len(reducer.buckets)}

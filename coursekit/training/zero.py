@@ -9,6 +9,8 @@ the backward hook as each bucket fills and frees that bucket's gradients at once
 """
 from __future__ import annotations
 
+import time
+
 import torch
 
 from coursekit.nn.decoder import DecoderConfig
@@ -69,6 +71,7 @@ def train_zero(rank: int, world: int, comm: Communicator, config: DecoderConfig,
         for p in params:
             p.register_post_accumulate_grad_hook(grad_ready)
     opt = make_optimizer([b.shard for b in buckets], lr)
+    started = time.perf_counter()
     for step in range(steps):
         for p in params:
             p.grad = None
@@ -82,7 +85,8 @@ def train_zero(rank: int, world: int, comm: Communicator, config: DecoderConfig,
         opt.step()
         for b in buckets:
             b.all_gather_params()
+    train_s = time.perf_counter() - started
     memory = held_bytes(model, opt)
     memory["shard_params"] = sum(b.shard.numel() * 8 for b in buckets)
-    return {"params": full_parameters(model), "memory": memory, "buckets": len(buckets),
+    return {"params": full_parameters(model), "memory": memory, "buckets": len(buckets), "train_s": train_s,
             "total_padded": sum(b.chunk * world for b in buckets)}
