@@ -44,6 +44,7 @@ class Communicator:
     world: int
     group: object = None
     counts: dict = field(default_factory=lambda: defaultdict(OpCount))
+    _sends: list = field(default_factory=list, repr=False)
 
     def _record(self, op: str, full_bytes: int, started: float) -> None:
         c = self.counts[op]
@@ -92,9 +93,18 @@ class Communicator:
         return full
 
     def send(self, tensor: torch.Tensor, dst: int) -> None:
+        """Post a send of a copy of `tensor` and return; `wait_sends` (or `barrier`) waits for delivery.
+
+        Non-blocking as in PipeDream and Megatron's batched p2p: two neighbours that both send first
+        (activations one way, gradients the other) then receive must not wait on each other."""
         t0 = time.perf_counter()
-        dist.send(tensor.contiguous(), self._global(dst), group=self.group)
+        self._sends.append(dist.isend(tensor.detach().contiguous().clone(), self._global(dst), group=self.group))
         self._record("send", _nbytes(tensor), t0)
+
+    def wait_sends(self) -> None:
+        for request in self._sends:
+            request.wait()
+        self._sends.clear()
 
     def recv(self, tensor: torch.Tensor, src: int) -> torch.Tensor:
         t0 = time.perf_counter()
@@ -103,6 +113,7 @@ class Communicator:
         return tensor
 
     def barrier(self) -> None:
+        self.wait_sends()
         t0 = time.perf_counter()
         dist.barrier(group=self.group)
         self._record("barrier", 0, t0)

@@ -38,6 +38,7 @@ def _rank_main(fn, rank, world, port, args, results, group_timeout_s):
                                 timeout=datetime.timedelta(seconds=group_timeout_s))
         comm = Communicator(rank, world)
         out = fn(rank, world, comm, *args)
+        comm.wait_sends()
         results.put((rank, "ok", _to_bytes(out), comm.summary()))
         dist.barrier()  # every rank delivers before any tears the group down
         dist.destroy_process_group()
