@@ -9,12 +9,14 @@ the backward hook as each bucket fills and frees that bucket's gradients at once
 """
 from __future__ import annotations
 
+import os
 import time
 
 import torch
 
 from coursekit.nn.decoder import DecoderConfig
 
+from .checkpoint import load_shard, save_shard
 from .comm import Communicator
 from .memory import held_bytes
 from .setup import full_parameters, loss_of, make_buckets, make_model, make_optimizer, rows_of
@@ -54,7 +56,10 @@ class ShardedBucket:
 
 
 def train_zero(rank: int, world: int, comm: Communicator, config: DecoderConfig, batches: list, steps: int,
-               lr: float, bucket_bytes: int, stage: int = 1, seed: int = 0) -> dict:
+               lr: float, bucket_bytes: int, stage: int = 1, seed: int = 0, checkpoint_dir: str | None = None,
+               crash: tuple[int, int] | None = None) -> dict:
+    """`checkpoint_dir`: save each rank's shard after every step and resume from it if present (the steps
+    it covers are skipped). `crash=(rank, step)`: that rank dies abruptly after saving that step (tests)."""
     if stage not in (1, 2):
         raise ValueError(f"coursekit/training/zero.py: stage must be 1 or 2, got {stage}")
     model = make_model(config, seed)
@@ -71,8 +76,18 @@ def train_zero(rank: int, world: int, comm: Communicator, config: DecoderConfig,
         for p in params:
             p.register_post_accumulate_grad_hook(grad_ready)
     opt = make_optimizer([b.shard for b in buckets], lr)
+    first_step = 0
+    saved = load_shard(checkpoint_dir, rank, world) if checkpoint_dir else None
+    if saved is not None:
+        with torch.no_grad():
+            for b, shard in zip(buckets, saved["shards"]):
+                b.shard.copy_(shard)
+        opt.load_state_dict(saved["optimizer"])
+        for b in buckets:
+            b.all_gather_params()
+        first_step = saved["step"] + 1
     started = time.perf_counter()
-    for step in range(steps):
+    for step in range(first_step, steps):
         for p in params:
             p.grad = None
         loss_of(model, rows_of(batches[step], rank, world)).backward()
@@ -85,6 +100,10 @@ def train_zero(rank: int, world: int, comm: Communicator, config: DecoderConfig,
         opt.step()
         for b in buckets:
             b.all_gather_params()
+        if checkpoint_dir:
+            save_shard(checkpoint_dir, rank, world, step, [b.shard for b in buckets], opt)
+        if crash == (rank, step):
+            os._exit(17)  # as a killed process: no cleanup, no message
     train_s = time.perf_counter() - started
     memory = held_bytes(model, opt)
     memory["shard_params"] = sum(b.shard.numel() * 8 for b in buckets)
