@@ -18,15 +18,16 @@ import time
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")   # spinning OpenMP threads on a shared CPU (tests/conftest.py)
 
-import torch  # noqa: E402
+import torch
 
-from coursekit.nn.decoder import DecoderConfig  # noqa: E402
-from coursekit.training.data_parallel import train_data_parallel  # noqa: E402
-from coursekit.training.identical import differences  # noqa: E402
-from coursekit.training.launch import launch  # noqa: E402
-from coursekit.training.setup import make_batches  # noqa: E402
-from coursekit.training.single import train_single  # noqa: E402
-from coursekit.training.zero import train_zero  # noqa: E402
+from coursekit.nn.decoder import DecoderConfig
+from coursekit.training.data_parallel import train_data_parallel
+from coursekit.training.identical import differences
+from coursekit.training.launch import launch
+from coursekit.training.pipeline import train_pipeline
+from coursekit.training.setup import make_batches
+from coursekit.training.single import train_single
+from coursekit.training.zero import train_zero
 
 SIZES = [2 ** k for k in range(10, 25, 2)]   # 1 KiB .. 16 MiB
 
@@ -70,8 +71,9 @@ def main() -> None:
     ap.add_argument("--d-model", type=int, default=64)
     ap.add_argument("--bucket-kb", type=int, default=256)
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--micro-batches", type=int, nargs="+", default=[2, 8])
     args = ap.parse_args()
-    cfg = DecoderConfig(vocab_size=256, d_model=args.d_model, n_layers=2, n_heads=4, n_kv_heads=2,
+    cfg = DecoderConfig(vocab_size=256, d_model=args.d_model, n_layers=4, n_heads=4, n_kv_heads=2,
                         d_ff=3 * args.d_model, max_seq_len=64)
     batches = make_batches(cfg, args.steps, batch=8, seq=32)
     lr, bucket = 1e-3, args.bucket_kb * 1024
@@ -109,6 +111,19 @@ def main() -> None:
             print(f"{name:14} {world:>2} {step * 1e3:8.1f} {step / base_step:8.2f} {100 * comm_s / step:6.0f}% "
                   f"{wire / 1e6:8.3f} {pred * 1e3:12.1f} {comm_s * 1e3:12.1f} {mem['optimizer_state'] / 1e6:7.3f} "
                   f"{mem['grads'] / 1e6:7.3f} {mem['all_tensors'] / 1e6:7.3f} {wall:6.1f}")
+        for m in args.micro_batches:
+            t0 = time.perf_counter()
+            ranks = launch(train_pipeline, world, cfg, batches, args.steps, lr, m, timeout_s=120)
+            held = {name: t for res, _ in ranks for name, t in res["params"].items()}
+            if differences(held, reference, world, args.steps):
+                raise SystemExit(f"pipeline at N={world}, m={m} is not identical")
+            step = max(res["step_s"] for res, _ in ranks) / args.steps
+            bubble = statistics.mean(res["bubble"] for res, _ in ranks)
+            sent = max(sum(c["payload_bytes"] for op, c in counts.items() if op == "send") for _, counts in ranks)
+            print(f"pipeline 1F1B m={m:<2} N={world}: step {step * 1e3:.1f} ms ({step / base_step:.2f}x single), "
+                  f"measured idle share {bubble:.2f} vs (p-1)/(m+p-1) = {(world - 1) / (m + world - 1):.2f}, "
+                  f"{sent / args.steps / 1e6:.3f} MB sent/step by the busiest stage, "
+                  f"{time.perf_counter() - t0:.1f} s")
 
 
 if __name__ == "__main__":

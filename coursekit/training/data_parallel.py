@@ -16,7 +16,14 @@ from coursekit.nn.decoder import DecoderConfig
 
 from .comm import Communicator
 from .memory import held_bytes
-from .setup import full_parameters, loss_of, make_buckets, make_model, make_optimizer, rows_of
+from .setup import (
+    full_parameters,
+    loss_of,
+    make_buckets,
+    make_model,
+    make_optimizer,
+    rows_of,
+)
 
 
 class BucketedAllReduce:

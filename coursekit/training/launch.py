@@ -13,7 +13,7 @@ import queue
 import socket
 import time
 import traceback
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 import torch.distributed as dist
@@ -42,7 +42,7 @@ def _rank_main(fn, rank, world, port, args, results, group_timeout_s):
         results.put((rank, "ok", _to_bytes(out), comm.summary()))
         dist.barrier()  # every rank delivers before any tears the group down
         dist.destroy_process_group()
-    except BaseException as exc:  # reported to the parent, which names the rank
+    except BaseException as exc:  # noqa: BLE001 - any failure, SystemExit included, is reported to the parent
         results.put((rank, "error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=4)}", None))
 
 

@@ -6,7 +6,14 @@ from coursekit.nn.decoder import DecoderConfig
 from coursekit.training.data_parallel import BucketedAllReduce, train_data_parallel
 from coursekit.training.identical import differences, tolerance
 from coursekit.training.launch import launch
-from coursekit.training.setup import loss_of, make_batches, make_buckets, make_model, make_optimizer, rows_of
+from coursekit.training.setup import (
+    loss_of,
+    make_batches,
+    make_buckets,
+    make_model,
+    make_optimizer,
+    rows_of,
+)
 from coursekit.training.single import train_single
 from coursekit.training.zero import train_zero
 
