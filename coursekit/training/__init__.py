@@ -1,2 +1,1 @@
-"""Module 7's parallel trainer: a counting communicator, a launcher of real torch.distributed ranks, and the
-course's reference trainers (docs/TRAINING.md)."""
+"""Module 7: the course's parallel trainers on real torch.distributed ranks (docs/TRAINING.md)."""

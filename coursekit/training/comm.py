@@ -1,16 +1,8 @@
-"""The communicator a trainer's rank talks through: torch.distributed collectives that count themselves.
+"""The communicator every rank talks through: torch.distributed collectives that count calls and bytes.
 
-Every call is recorded with its payload (the bytes of the tensor handed in) and the bytes a ring
-algorithm puts on this rank's link (its "wire" bytes), so a trainer's traffic can be checked against the
-formulas of Module 7, Lesson 1 rather than taken from what the trainer says of itself:
-
-    all-reduce       2 (N-1)/N x B     (reduce-scatter, then all-gather, around the ring)
-    reduce-scatter     (N-1)/N x B     (B: the whole input; each rank keeps B/N)
-    all-gather         (N-1)/N x B     (B: the whole output; each rank brings B/N)
-    send               B               recv: 0 sent (received bytes are counted as such)
-
-In Lab 7 the grader builds one per rank and hands it to the learner's code, which has no other channel:
-it sees no rendezvous address, and the sandbox's network namespace has no other peer (docs/TRAINING.md).
+Two byte counts per operation (docs/TRAINING.md): the payload the caller passed, and the bytes a ring
+algorithm puts on the wire per rank (Patarasuk & Yuan 2009): all-reduce 2(N-1)/N of the tensor,
+reduce-scatter and all-gather (N-1)/N of the full tensor, send/recv the tensor itself.
 """
 from __future__ import annotations
 
@@ -21,96 +13,121 @@ from dataclasses import dataclass, field
 import torch
 import torch.distributed as dist
 
-OPS = ("all_reduce", "reduce_scatter", "all_gather", "send", "recv", "barrier")
+
+def ring_wire_bytes(op: str, full_bytes: int, world: int) -> float:
+    """Bytes one rank sends for `op` on a tensor whose full (unsharded) size is `full_bytes`."""
+    if world == 1:
+        return 0.0
+    if op == "all_reduce":
+        return 2 * (world - 1) / world * full_bytes
+    if op in ("reduce_scatter", "all_gather"):
+        return (world - 1) / world * full_bytes
+    if op in ("send", "recv"):
+        return float(full_bytes)
+    if op == "barrier":
+        return 0.0
+    raise ValueError(f"coursekit/training/comm.py: unknown op {op!r}")
 
 
 @dataclass
-class Traffic:
-    """What one rank sent and received, per collective."""
-    calls: dict[str, int] = field(default_factory=lambda: defaultdict(int))
-    payload: dict[str, int] = field(default_factory=lambda: defaultdict(int))
-    wire: dict[str, float] = field(default_factory=lambda: defaultdict(float))
-    seconds: dict[str, float] = field(default_factory=lambda: defaultdict(float))   # wall time inside each op
-    received: int = 0
-
-    def total_wire(self) -> float:
-        return float(sum(self.wire.values()))
-
-    def as_dict(self) -> dict:
-        return {"calls": dict(self.calls), "payload": dict(self.payload), "wire": dict(self.wire),
-                "seconds": dict(self.seconds), "received": self.received}
+class OpCount:
+    calls: int = 0
+    payload_bytes: int = 0
+    wire_bytes: float = 0.0
+    seconds: float = 0.0
 
 
-def ring_wire_bytes(op: str, nbytes: int, world: int) -> float:
-    """Bytes a ring algorithm sends from one rank for `op` on a `nbytes` tensor (see the module's table)."""
-    share = (world - 1) / world
-    return {"all_reduce": 2 * share * nbytes, "reduce_scatter": share * nbytes, "all_gather": share * nbytes,
-            "send": float(nbytes), "recv": 0.0, "barrier": 0.0}[op]
+@dataclass
+class Communicator:
+    """Collectives over one process group, counted. `rank`/`world` are the group's."""
+    rank: int
+    world: int
+    group: object = None
+    counts: dict = field(default_factory=lambda: defaultdict(OpCount))
+    _sends: list = field(default_factory=list, repr=False)
+
+    def _record(self, op: str, full_bytes: int, started: float) -> None:
+        c = self.counts[op]
+        c.calls += 1
+        c.payload_bytes += full_bytes
+        c.wire_bytes += ring_wire_bytes(op, full_bytes, self.world)
+        c.seconds += time.perf_counter() - started
+
+    def all_reduce(self, tensor: torch.Tensor) -> torch.Tensor:
+        """Sum `tensor` over ranks, in place."""
+        t0 = time.perf_counter()
+        dist.all_reduce(tensor, op=dist.ReduceOp.SUM, group=self.group)
+        self._record("all_reduce", _nbytes(tensor), t0)
+        return tensor
+
+    def reduce_scatter(self, output: torch.Tensor, full: torch.Tensor) -> torch.Tensor:
+        """output = this rank's 1/N chunk of the sum of `full` over ranks (full.numel() = N * output.numel()).
+
+        gloo has no reduce-scatter, so it is a ring of send/recv: N-1 steps, each sending one chunk to
+        the next rank and adding the chunk received from the previous one; (N-1)/N of `full` per rank."""
+        t0 = time.perf_counter()
+        n, r = self.world, self.rank
+        if full.numel() != n * output.numel():
+            raise ValueError(f"coursekit/training/comm.py reduce_scatter: full has {full.numel()} elements, "
+                             f"expected world ({n}) x output ({output.numel()})")
+        chunks = list(full.detach().reshape(n, -1).clone())
+        right, left = (r + 1) % n, (r - 1) % n
+        incoming = torch.empty_like(chunks[0])
+        for step in range(n - 1):
+            send_idx = (r - step - 1) % n
+            recv_idx = (r - step - 2) % n
+            ops = [dist.P2POp(dist.isend, chunks[send_idx], self._global(right), group=self.group),
+                   dist.P2POp(dist.irecv, incoming, self._global(left), group=self.group)]
+            for req in dist.batch_isend_irecv(ops):
+                req.wait()
+            chunks[recv_idx] += incoming
+        output.copy_(chunks[r].reshape(output.shape))
+        self._record("reduce_scatter", _nbytes(full), t0)
+        return output
+
+    def all_gather(self, full: torch.Tensor, shard: torch.Tensor) -> torch.Tensor:
+        """full = concatenation of every rank's `shard`, in rank order."""
+        t0 = time.perf_counter()
+        dist.all_gather(list(full.reshape(self.world, -1)), shard.reshape(-1).contiguous(), group=self.group)
+        self._record("all_gather", _nbytes(full), t0)
+        return full
+
+    def send(self, tensor: torch.Tensor, dst: int) -> None:
+        """Post a send of a copy of `tensor` and return; `wait_sends` (or `barrier`) waits for delivery.
+
+        Non-blocking as in PipeDream and Megatron's batched p2p: two neighbours that both send first
+        (activations one way, gradients the other) then receive must not wait on each other."""
+        t0 = time.perf_counter()
+        self._sends.append(dist.isend(tensor.detach().contiguous().clone(), self._global(dst), group=self.group))
+        self._record("send", _nbytes(tensor), t0)
+
+    def wait_sends(self) -> None:
+        for request in self._sends:
+            request.wait()
+        self._sends.clear()
+
+    def recv(self, tensor: torch.Tensor, src: int) -> torch.Tensor:
+        t0 = time.perf_counter()
+        dist.recv(tensor, self._global(src), group=self.group)
+        self._record("recv", _nbytes(tensor), t0)
+        return tensor
+
+    def barrier(self) -> None:
+        self.wait_sends()
+        t0 = time.perf_counter()
+        dist.barrier(group=self.group)
+        self._record("barrier", 0, t0)
+
+    def _global(self, group_rank: int) -> int:
+        return group_rank if self.group is None else dist.get_global_rank(self.group, group_rank)
+
+    def summary(self) -> dict:
+        """Plain dict of the counts, picklable, for the launcher to send back."""
+        return {op: vars(c).copy() for op, c in self.counts.items()}
+
+    def reset(self) -> None:
+        self.counts.clear()
 
 
 def _nbytes(t: torch.Tensor) -> int:
     return t.numel() * t.element_size()
-
-
-class Communicator:
-    """One rank's handle on the group: the only way its trainer may talk to the others."""
-
-    def __init__(self, rank: int, world: int, group=None):
-        self.rank, self.world, self._group = rank, world, group
-        self.traffic = Traffic()
-
-    def _count(self, op: str, tensor: torch.Tensor | None, nbytes: int | None = None) -> None:
-        size = _nbytes(tensor) if tensor is not None else (nbytes or 0)
-        self.traffic.calls[op] += 1
-        self.traffic.payload[op] += size
-        self.traffic.wire[op] += ring_wire_bytes(op, size, self.world)
-
-    def all_reduce(self, tensor: torch.Tensor) -> torch.Tensor:
-        """Sum `tensor` over every rank, in place."""
-        self._count("all_reduce", tensor)
-        start = time.perf_counter()
-        dist.all_reduce(tensor, group=self._group)
-        self.traffic.seconds['all_reduce'] += time.perf_counter() - start
-        return tensor
-
-    def reduce_scatter(self, output: torch.Tensor, input: torch.Tensor) -> torch.Tensor:
-        """Sum `input` (world x output.numel() elements) over every rank; rank r keeps the r-th slice."""
-        if input.numel() != output.numel() * self.world:
-            raise ValueError(f"reduce_scatter: input has {input.numel()} elements, not world ({self.world}) x "
-                             f"output ({output.numel()})")
-        self._count("reduce_scatter", input)
-        start = time.perf_counter()
-        dist.reduce_scatter_tensor(output, input.contiguous(), group=self._group)
-        self.traffic.seconds['reduce_scatter'] += time.perf_counter() - start
-        return output
-
-    def all_gather(self, output: torch.Tensor, input: torch.Tensor) -> torch.Tensor:
-        """Every rank's `input`, in rank order, into `output` (world x input.numel() elements)."""
-        if output.numel() != input.numel() * self.world:
-            raise ValueError(f"all_gather: output has {output.numel()} elements, not world ({self.world}) x "
-                             f"input ({input.numel()})")
-        self._count("all_gather", output)
-        start = time.perf_counter()
-        dist.all_gather_into_tensor(output, input.contiguous(), group=self._group)
-        self.traffic.seconds['all_gather'] += time.perf_counter() - start
-        return output
-
-    def send(self, tensor: torch.Tensor, dst: int) -> None:
-        self._count("send", tensor)
-        start = time.perf_counter()
-        dist.send(tensor.contiguous(), dst, group=self._group)
-        self.traffic.seconds['send'] += time.perf_counter() - start
-
-    def recv(self, tensor: torch.Tensor, src: int) -> torch.Tensor:
-        self._count("recv", tensor)
-        self.traffic.received += _nbytes(tensor)
-        start = time.perf_counter()
-        dist.recv(tensor, src, group=self._group)
-        self.traffic.seconds['recv'] += time.perf_counter() - start
-        return tensor
-
-    def barrier(self) -> None:
-        self._count("barrier", None)
-        start = time.perf_counter()
-        dist.barrier(group=self._group)
-        self.traffic.seconds['barrier'] += time.perf_counter() - start

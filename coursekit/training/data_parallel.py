@@ -1,69 +1,74 @@
-"""Milestone 1 of Lab 7, the course's reference: data parallelism with bucketed gradient all-reduce.
+"""Milestone 1: data parallel, gradients all-reduced in buckets as backward fills them (Li et al., VLDB 2020).
 
-Every rank holds the whole model and trains on its slice of the global batch (data.shard). Gradients are
-summed across ranks in buckets of about `bucket_bytes`, as PyTorch DDP does (Li et al., VLDB 2020): the
-parameters are grouped in reverse order of definition (about the order backward produces their
-gradients), a hook on each parameter counts it ready once its gradient is accumulated, and the bucket's
-all-reduce is launched from that hook as soon as the bucket's last gradient lands, while backward goes on
-with earlier layers. (Here the all-reduce is synchronous, so it does not yet overlap the rest of backward;
-DDP's asynchronous handles are the next step the lesson measures.) Dividing the sum by the world size
-gives the mean over the global batch, so the update equals single-process training's.
+Each rank runs forward and backward on its B/N rows. A hook on each parameter fires once its gradient
+is fully accumulated; when every parameter of a bucket has fired, the bucket's gradients are copied into one
+flat buffer, all-reduced (summed), divided by N once, and copied back. Buckets fill in reverse layer order,
+so the last layers' all-reduce can run while earlier layers are still in backward (here it is synchronous:
+gloo on one CPU has no second stream to overlap on; the counts are the same).
 """
 from __future__ import annotations
 
+import time
+
 import torch
-from torch import nn
 
-from coursekit.training.comm import Communicator
+from coursekit.nn.decoder import DecoderConfig
 
-
-def make_buckets(params: list[nn.Parameter], bucket_bytes: int) -> list[list[nn.Parameter]]:
-    """Parameters in reverse order, cut into buckets of at least `bucket_bytes` (the last may be smaller)."""
-    buckets, current, size = [], [], 0
-    for p in reversed(params):
-        current.append(p)
-        size += p.numel() * p.element_size()
-        if size >= bucket_bytes:
-            buckets.append(current)
-            current, size = [], 0
-    if current:
-        buckets.append(current)
-    return buckets
+from .comm import Communicator
+from .memory import held_bytes
+from .setup import (
+    full_parameters,
+    loss_of,
+    make_buckets,
+    make_model,
+    make_optimizer,
+    rows_of,
+)
 
 
-class DataParallel:
-    """Wraps a replicated model: `backward(loss)` leaves every rank with the global mean gradient."""
+class BucketedAllReduce:
+    def __init__(self, params, comm: Communicator, bucket_bytes: int):
+        self.comm = comm
+        self.buckets = make_buckets(list(params), bucket_bytes)
+        self.bucket_of = {id(p): i for i, b in enumerate(self.buckets) for p in b}
+        self.pending = [len(b) for b in self.buckets]
+        for p in params:
+            p.register_post_accumulate_grad_hook(self._grad_ready)
 
-    def __init__(self, model: nn.Module, comm: Communicator, bucket_bytes: int = 1 << 20):
-        self.model, self.comm = model, comm
-        self.buckets = make_buckets([p for p in model.parameters() if p.requires_grad], bucket_bytes)
-        self._bucket_of = {id(p): i for i, bucket in enumerate(self.buckets) for p in bucket}
-        self._ready = [0] * len(self.buckets)
-        self._flushed = 0
-        for p in model.parameters():
-            if p.requires_grad:
-                p.register_post_accumulate_grad_hook(self._on_grad)
+    def _grad_ready(self, p: torch.Tensor) -> None:
+        i = self.bucket_of[id(p)]
+        self.pending[i] -= 1
+        if self.pending[i] == 0:
+            self._flush(self.buckets[i])
 
-    def _on_grad(self, p: nn.Parameter) -> None:
-        i = self._bucket_of[id(p)]
-        self._ready[i] += 1
-        if self._ready[i] == len(self.buckets[i]):
-            self._flush(i)
-
-    def _flush(self, i: int) -> None:
-        bucket = self.buckets[i]
+    def _flush(self, bucket) -> None:
         flat = torch.cat([p.grad.reshape(-1) for p in bucket])
         self.comm.all_reduce(flat)
-        flat /= self.comm.world
+        flat /= self.comm.world  # the one and only averaging
         offset = 0
         for p in bucket:
-            p.grad.copy_(flat[offset:offset + p.numel()].view_as(p))
+            p.grad.copy_(flat[offset:offset + p.numel()].view_as(p.grad))
             offset += p.numel()
-        self._flushed += 1
 
-    def backward(self, loss: torch.Tensor) -> None:
-        self._ready, self._flushed = [0] * len(self.buckets), 0
-        loss.backward()
-        if self._flushed != len(self.buckets):
-            stuck = [i for i, n in enumerate(self._ready) if n < len(self.buckets[i])]
-            raise RuntimeError(f"buckets {stuck} were never flushed: a parameter got no gradient this step")
+    def finish_step(self) -> None:
+        if any(self.pending):
+            raise RuntimeError(f"coursekit/training/data_parallel.py: buckets {[i for i, n in enumerate(self.pending) if n]}"
+                               " never flushed (a parameter got no gradient)")
+        self.pending = [len(b) for b in self.buckets]
+
+
+def train_data_parallel(rank: int, world: int, comm: Communicator, config: DecoderConfig, batches: list,
+                        steps: int, lr: float, bucket_bytes: int, seed: int = 0) -> dict:
+    model = make_model(config, seed)
+    params = list(model.parameters())
+    reducer = BucketedAllReduce(params, comm, bucket_bytes)
+    opt = make_optimizer(params, lr)
+    started = time.perf_counter()
+    for step in range(steps):
+        opt.zero_grad(set_to_none=True)
+        loss_of(model, rows_of(batches[step], rank, world)).backward()
+        reducer.finish_step()
+        opt.step()
+    train_s = time.perf_counter() - started
+    return {"params": full_parameters(model), "memory": held_bytes(model, opt), "train_s": train_s,
+            "buckets": len(reducer.buckets)}

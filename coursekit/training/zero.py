@@ -1,104 +1,118 @@
-"""Milestone 2 of Lab 7, the course's reference: a sharded optimizer, ZeRO stages 1 and 2.
+"""Milestone 2: ZeRO-1 and ZeRO-2 (Rajbhandari et al., SC 2020) on top of the data-parallel buckets.
 
-Rajbhandari et al. (SC 2020): with N data-parallel ranks, each keeps the optimizer state of 1/N of the
-parameters (stage 1), and also only the gradients of that 1/N (stage 2). The parameters live in one flat
-buffer, cut into the same buckets data parallelism uses; each bucket is padded to a multiple of N and
-rank r owns slice r of every bucket. A step is then: reduce-scatter each bucket's gradients (rank r
-receives the sum of slice r: (N-1)/N of the bytes an all-reduce sends), average, update the owned slice
-with its own AdamW moments, and all-gather the updated slices back into every rank's flat buffer (the
-other (N-1)/N). Same traffic as an all-reduce, 1/N of the optimizer's memory.
-
-Stage 1 keeps every parameter's full gradient until the step, then reduce-scatters. Stage 2
-reduce-scatters each bucket from the backward hook as soon as its last gradient lands and frees the full
-gradients at once: a rank holds one bucket of full gradients at a time, plus its 1/N slice.
+Each bucket's parameters are viewed as one flat vector padded to a multiple of N and cut into N chunks;
+rank r owns chunk r of every bucket: it alone keeps AdamW's two moments for it and updates it. A step is
+reduce-scatter (each rank receives the summed gradient of its chunk), the owner's AdamW update, and an
+all-gather of the updated chunks: the same (N-1)/N + (N-1)/N bytes as one ring all-reduce.
+ZeRO-1 reduce-scatters after backward and so holds every gradient for the whole backward; ZeRO-2 does it from
+the backward hook as each bucket fills and frees that bucket's gradients at once, keeping only its chunk.
 """
 from __future__ import annotations
 
-import math
+import os
+import time
 
 import torch
-from torch import nn
 
-from coursekit.training.comm import Communicator
-from coursekit.training.data_parallel import make_buckets
-from coursekit.training.optim import AdamW
+from coursekit.nn.decoder import DecoderConfig
+
+from .checkpoint import load_shard, save_shard
+from .comm import Communicator
+from .memory import held_bytes
+from .setup import (
+    full_parameters,
+    loss_of,
+    make_buckets,
+    make_model,
+    make_optimizer,
+    rows_of,
+)
 
 
-class ShardedOptimizer:
-    def __init__(self, model: nn.Module, comm: Communicator, opt: AdamW, stage: int = 1,
-                 bucket_bytes: int = 1 << 20):
-        if stage not in (1, 2):
-            raise ValueError(f"ZeRO stage {stage}: this trainer shards stage 1 or 2 (stage 3 shards parameters too)")
-        self.comm, self.opt, self.stage = comm, opt, stage
-        params = [p for p in model.parameters() if p.requires_grad]
-        self.buckets = make_buckets(params, bucket_bytes)
-        world, dtype = comm.world, params[0].dtype
-        # bucket i occupies flat[starts[i]:starts[i] + lengths[i]], its length padded to a multiple of world
-        self.lengths = [math.ceil(sum(p.numel() for p in b) / world) * world for b in self.buckets]
-        self.starts = [sum(self.lengths[:i]) for i in range(len(self.buckets))]
-        self.flat = torch.zeros(sum(self.lengths), dtype=dtype)
-        for bucket, start in zip(self.buckets, self.starts):
-            offset = start
-            for p in bucket:                          # each parameter becomes a view into the flat buffer
-                self.flat[offset:offset + p.numel()].copy_(p.data.reshape(-1))
-                p.data = self.flat[offset:offset + p.numel()].view_as(p)
-                offset += p.numel()
-        self.grad_slices = [torch.zeros(n // world, dtype=dtype) for n in self.lengths]
-        self.state = [opt.state(g) for g in self.grad_slices]     # 1/N of the moments
-        self._bucket_of = {id(p): i for i, b in enumerate(self.buckets) for p in b}
-        self._ready = [0] * len(self.buckets)
-        self._scattered = 0
-        self.step_count = 0
-        if stage == 2:
-            for p in params:
-                p.register_post_accumulate_grad_hook(self._on_grad)
+class ShardedBucket:
+    def __init__(self, params, comm: Communicator):
+        self.params, self.comm = params, comm
+        n = comm.world
+        self.numel = sum(p.numel() for p in params)
+        self.chunk = -(-self.numel // n)
+        flat = self._flat([p.detach() for p in params])
+        # the owned chunk, as its own leaf tensor: the only thing the optimizer sees
+        self.shard = torch.nn.Parameter(flat[comm.rank * self.chunk:(comm.rank + 1) * self.chunk].clone())
 
-    def _owned(self, i: int) -> slice:
-        piece = self.lengths[i] // self.comm.world
-        start = self.starts[i] + self.comm.rank * piece
-        return slice(start, start + piece)
+    def _flat(self, tensors) -> torch.Tensor:
+        flat = torch.cat([t.reshape(-1) for t in tensors])
+        return torch.nn.functional.pad(flat, (0, self.chunk * self.comm.world - self.numel))
 
-    def _on_grad(self, p: nn.Parameter) -> None:
-        i = self._bucket_of[id(p)]
-        self._ready[i] += 1
-        if self._ready[i] == len(self.buckets[i]):
-            self._scatter(i)
-            for q in self.buckets[i]:
-                q.grad = None                         # stage 2: the full gradients go as soon as they are sent
-
-    def _scatter(self, i: int) -> None:
-        full = torch.zeros(self.lengths[i], dtype=self.flat.dtype)
-        offset = 0
-        for p in self.buckets[i]:
-            full[offset:offset + p.numel()] = p.grad.reshape(-1)
-            offset += p.numel()
-        self.comm.reduce_scatter(self.grad_slices[i], full)
-        self.grad_slices[i] /= self.comm.world
-        self._scattered += 1
-
-    def backward(self, loss: torch.Tensor) -> None:
-        self._ready, self._scattered = [0] * len(self.buckets), 0
-        loss.backward()
-        if self.stage == 1:
-            for i in range(len(self.buckets)):
-                self._scatter(i)
-        if self._scattered != len(self.buckets):
-            raise RuntimeError("a bucket's gradients were never reduce-scattered: a parameter got no gradient")
-
-    @torch.no_grad()
-    def step(self) -> None:
-        self.step_count += 1
-        for i in range(len(self.buckets)):
-            owned = self._owned(i)
-            self.opt.update(self.flat[owned], self.grad_slices[i], self.state[i], self.step_count)
-            bucket = self.flat[self.starts[i]:self.starts[i] + self.lengths[i]]
-            self.comm.all_gather(bucket, bucket[owned.start - self.starts[i]:owned.stop - self.starts[i]].clone())
-
-    def zero_grad(self) -> None:
-        for bucket in self.buckets:
-            for p in bucket:
+    def reduce_scatter_grads(self, free_grads: bool) -> None:
+        full = self._flat([p.grad for p in self.params])
+        grad = torch.empty_like(self.shard)
+        self.comm.reduce_scatter(grad, full)
+        self.shard.grad = grad / self.comm.world
+        if free_grads:
+            for p in self.params:
                 p.grad = None
 
-    def state_bytes(self) -> int:
-        """Bytes of optimizer state this rank holds (the moments of its slices)."""
-        return sum(t.numel() * t.element_size() for s in self.state for t in s.values())
+    def all_gather_params(self) -> None:
+        full = torch.empty(self.chunk * self.comm.world, dtype=self.shard.dtype)
+        self.comm.all_gather(full, self.shard.detach())
+        offset = 0
+        with torch.no_grad():
+            for p in self.params:
+                p.copy_(full[offset:offset + p.numel()].view_as(p))
+                offset += p.numel()
+
+
+def train_zero(rank: int, world: int, comm: Communicator, config: DecoderConfig, batches: list, steps: int,
+               lr: float, bucket_bytes: int, stage: int = 1, seed: int = 0, checkpoint_dir: str | None = None,
+               crash: tuple[int, int] | None = None) -> dict:
+    """`checkpoint_dir`: save each rank's shard after every step and resume from it if present (the steps
+    it covers are skipped). `crash=(rank, step)`: that rank dies abruptly after saving that step (tests)."""
+    if stage not in (1, 2):
+        raise ValueError(f"coursekit/training/zero.py: stage must be 1 or 2, got {stage}")
+    model = make_model(config, seed)
+    params = list(model.parameters())
+    buckets = [ShardedBucket(b, comm) for b in make_buckets(params, bucket_bytes)]
+    bucket_of = {id(p): b for b in buckets for p in b.params}
+    pending = {id(b): len(b.params) for b in buckets}
+    if stage == 2:
+        def grad_ready(p):
+            b = bucket_of[id(p)]
+            pending[id(b)] -= 1
+            if pending[id(b)] == 0:
+                b.reduce_scatter_grads(free_grads=True)
+        for p in params:
+            p.register_post_accumulate_grad_hook(grad_ready)
+    opt = make_optimizer([b.shard for b in buckets], lr)
+    first_step = 0
+    saved = load_shard(checkpoint_dir, rank, world) if checkpoint_dir else None
+    if saved is not None:
+        with torch.no_grad():
+            for b, shard in zip(buckets, saved["shards"]):
+                b.shard.copy_(shard)
+        opt.load_state_dict(saved["optimizer"])
+        for b in buckets:
+            b.all_gather_params()
+        first_step = saved["step"] + 1
+    started = time.perf_counter()
+    for step in range(first_step, steps):
+        for p in params:
+            p.grad = None
+        loss_of(model, rows_of(batches[step], rank, world)).backward()
+        if stage == 1:
+            for b in buckets:
+                b.reduce_scatter_grads(free_grads=False)
+        elif any(pending.values()):
+            raise RuntimeError("coursekit/training/zero.py: a bucket was never reduce-scattered")
+        pending.update({id(b): len(b.params) for b in buckets})
+        opt.step()
+        for b in buckets:
+            b.all_gather_params()
+        if checkpoint_dir:
+            save_shard(checkpoint_dir, rank, world, step, [b.shard for b in buckets], opt)
+        if crash == (rank, step):
+            os._exit(17)  # as a killed process: no cleanup, no message
+    train_s = time.perf_counter() - started
+    memory = held_bytes(model, opt)
+    memory["shard_params"] = sum(b.shard.numel() * 8 for b in buckets)
+    return {"params": full_parameters(model), "memory": memory, "buckets": len(buckets), "train_s": train_s,
+            "total_padded": sum(b.chunk * world for b in buckets)}
