@@ -270,7 +270,9 @@ def test_start_page_lists_every_step_and_opens_a_lesson(student_server, laptop_p
     open_notebook(page, student_server, "course/index.ipynb")
     table = page.locator(".jp-OutputArea-output .course-progress-table").first
     run_all_cells(page, until=table)
-    text = table.inner_text()
+    # Run All leaves the view at the last cell, and JupyterLab hides cells far from the viewport (seven
+    # modules put the table out of range): read the table's text, not what is painted now
+    text = table.text_content()
     assert "Module 1: Training vs inference:" in text and "done (" in text
     lessons = len(list(student_server.root.glob("course/m*/[0-9]*.ipynb")))
     assert table.locator("a", has_text="Lesson").count() == lessons
