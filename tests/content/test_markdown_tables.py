@@ -6,7 +6,7 @@ import re
 
 import nbformat
 
-from paths import ROOT
+from support.paths import ROOT
 
 
 ROW = re.compile(r"^\s*\|(.*)\|\s*$")

@@ -11,7 +11,7 @@ import ast
 import re
 from pathlib import Path
 
-from paths import ROOT
+from support.paths import ROOT
 
 PACKAGES = ("autograder", "coursekit")
 

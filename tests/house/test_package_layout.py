@@ -13,7 +13,7 @@ from pathlib import Path
 
 import nbformat
 
-from paths import ROOT
+from support.paths import ROOT
 
 APP = "coursekit.app"
 STAGES = {"author", "release", "collect", "batch", "judge", "sandbox", "record", "lms", "quiz", "similarity",

@@ -9,8 +9,8 @@ from types import SimpleNamespace
 import pytest
 
 import conftest
-import durations
-from paths import ROOT
+from support import durations
+from support.paths import ROOT
 
 
 @pytest.mark.parametrize("name", ["HUB_FILES", "SITE_FILES"])

@@ -14,8 +14,8 @@ import nbformat
 import pytest
 from IPython.core.inputtransformer2 import TransformerManager
 
-from marks import per_lab
-from paths import ROOT
+from support.marks import per_lab
+from support.paths import ROOT
 
 GRADER = "autograder"
 STUDENT_PY = ("course", "labs", "coursekit")

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from paths import ROOT
+from support.paths import ROOT
 
 DEPLOY = ROOT / "deploy"
 sys.path.insert(0, str(DEPLOY))

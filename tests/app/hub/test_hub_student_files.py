@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from paths import ROOT
+from support.paths import ROOT
 
 
 pytestmark = pytest.mark.slow

@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from lms_emulator import EmulatedLMS
+from support.lms_emulator import EmulatedLMS
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from paths import ROOT
+from support.paths import ROOT
 
 STEPS = ["==> installing the course into",
          "==> installing torch",

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import coursekit.app.precompile as precompile
-from paths import ROOT
+from support.paths import ROOT
 
 
 def fake_environment(tmp_path, monkeypatch) -> Path:

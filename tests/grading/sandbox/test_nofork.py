@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from autograder.sandbox import nofork
-from paths import ROOT
+from support.paths import ROOT
 
 FILTERED = """
 import ctypes, os, subprocess, sys, threading

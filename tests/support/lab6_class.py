@@ -19,7 +19,7 @@ from pathlib import Path
 
 import nbformat
 
-from paths import ROOT
+from support.paths import ROOT
 
 LAB, NB = "lab6-serving", "lab6-serving.ipynb"
 SECRET = "lab6-class-secret"

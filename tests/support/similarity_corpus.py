@@ -15,7 +15,7 @@ import shutil
 import textwrap
 from pathlib import Path
 
-from paths import ROOT
+from support.paths import ROOT
 
 LAB = "lab3-kv-cache"
 NB = f"{LAB}.ipynb"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import nbformat
 
-from paths import ROOT
+from support.paths import ROOT
 
 SOLUTION = ROOT / "solutions" / "lab6-serving" / "lab6-serving.ipynb"
 

@@ -1,0 +1,1 @@
+"""The test suite's shared helpers: fixtures' machinery, emulators, corpora and page drivers."""
