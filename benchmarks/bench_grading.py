@@ -5,7 +5,7 @@ or (--against dask) with `autograder grade` on the local pool and on a local Das
     .venv/bin/python benchmarks/bench_grading.py --variants [--record]
     .venv/bin/python benchmarks/bench_grading.py --against-code OTHER_CHECKOUT [--n 100] [--variants] [--record]
 
---variants grades the honest variations of Lab 5 in tests/support/honest_variants.py instead (timing magics,
+--variants grades the honest variations of Lab 5 in tests/honest_variants.py instead (timing magics,
 eval, globals(), __main__, moved sections, a stub or scratch version run at the end, a helper below its
 test cell, an edited setup cell, QUICK used, a stub, a wrong answer: what the differential test
 tests/grading/test_grading_vs_nbgrader.py grades), one submission each, and prints each one's score by both.
@@ -89,8 +89,9 @@ def make_submissions(course: Path, lab: str, n: int, seed: int) -> dict[str, lis
 
 
 def make_variants(course: Path, lab: str) -> dict[str, list[str]]:
-    """One submission per honest variation (tests/support/honest_variants.py); student -> tasks expected to score 0."""
-    from support import honest_variants
+    """One submission per honest variation (tests/honest_variants.py); student -> tasks expected to score 0."""
+    import honest_variants
+
     if lab != honest_variants.LAB:
         raise SystemExit(f"--variants are variations of {honest_variants.LAB}, not {lab}")
     names = honest_variants.write_submissions(course, lab=lab)
@@ -172,7 +173,7 @@ def main() -> int:
     parser.add_argument("--against-code", type=Path, default=None, metavar="CHECKOUT",
                         help="baseline: `autograder grade` from another checkout of this repository")
     parser.add_argument("--variants", action="store_true",
-                        help="grade tests/support/honest_variants.py's honest variations of lab5-moe instead of --n submissions")
+                        help="grade tests/honest_variants.py's honest variations of lab5-moe instead of --n submissions")
     parser.add_argument("--record", action="store_true", help="append the table to benchmarks/RESULTS.md")
     args = parser.parse_args()
     lab = args.lab or ("lab5-moe" if args.variants else pick_lab())
@@ -241,7 +242,7 @@ def main() -> int:
             stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
             versus = ("old code vs new code" if args.against_code else "local pool vs Dask" if args.against == "dask"
                       else "nbgrader vs autograder")
-            what = "honest variations (tests/support/honest_variants.py)" if args.variants else "submissions"
+            what = "honest variations (tests/honest_variants.py)" if args.variants else "submissions"
             section = (f"\n## Autograder: {args.n} {lab} {what}, {versus} ({stamp})\n\n"
                        f"`{' '.join(['python', 'benchmarks/bench_grading.py'] + sys.argv[1:])}` on {cores} usable "
                        f"cores ({platform.processor() or platform.machine()}, shared machine), COURSE_QUICK=1.\n\n"

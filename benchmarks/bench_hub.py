@@ -7,7 +7,7 @@ the student's own server (start a kernel, run `sum(range(10**6))` over the kerne
 time to a ready server (median, worst), time for the cell, and resident memory per student (server +
 kernel). --concurrent sends every start request at once (a class arriving together), so the median and
 worst time to ready are each student's own; without it the requests go one after another, each blocking
-up to JupyterHub's 10 s slow-spawn wait. The accounts are temporary (tests/support/hub_server.py) and removed at the end.
+up to JupyterHub's 10 s slow-spawn wait. The accounts are temporary (tests/hub_server.py) and removed at the end.
 
 A class over time (benchmarks/hub_class.py):
 
@@ -37,7 +37,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from support.hub_server import make_hub  # noqa: E402 - imported after the sys.path set-up above
+from hub_server import make_hub  # noqa: E402 - imported after the sys.path set-up above
 
 
 def rss_mib(username: str) -> float:

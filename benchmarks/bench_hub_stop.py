@@ -3,7 +3,7 @@ and, in the same run, started plainly as JupyterHub does (the code before issue 
 
     sudo .venv/bin/python benchmarks/bench_hub_stop.py [--students 2] [--rounds 2]
 
-Each round starts the class (`course hub`, temporary accounts from tests/support/hub_server.py) with SIGINT
+Each round starts the class (`course hub`, temporary accounts from tests/hub_server.py) with SIGINT
 ignored, as a hub started in the background (`course hub ... &`, nohup, some init systems) has it, starts
 every person's server, then times `course hub stop`: the servers, then the hub with its services and
 proxy. The plain variant runs the same hub on the same data folder from a JupyterHub config that strips
@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from support.hub_server import class_course, make_hub  # noqa: E402 - imported after the sys.path set-up above
+from hub_server import class_course, make_hub  # noqa: E402 - imported after the sys.path set-up above
 
 PLAIN_CONFIG = '''import os
 from coursekit.app.hub.config import configure
@@ -54,7 +54,7 @@ def one_round(hub, plain: bool) -> float:
     with open(hub.data.parent / "hub.log", "a") as log:
         hub.process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT,
                                        start_new_session=True, preexec_fn=ignoring_sigint)
-    from support.waiting import wait_for
+    from waiting import wait_for
 
     wait_for(hub._up, 600, "the hub")
     for name in hub.users:

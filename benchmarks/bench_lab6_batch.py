@@ -2,7 +2,7 @@
 and print, per submission, its grading time, score, each milestone's verdict and the grader-measured
 speed ratios: the solution, the student version, every wrong-but-plausible engine the spec lists
 (solutions/lab6-serving/lab6_wrong.py, appended to the make_engine cell as `autograder validate` does)
-and the adversarial variants (tests/support/lab6_variants.py: slow, clock-, harness-, reference-patching,
+and the adversarial variants (tests/lab6_variants.py: slow, clock-, harness-, reference-patching,
 made-up tokens, memoizing). Results: benchmarks/RESULTS.md, "Lab 6: grading a batch of engines".
 
     .venv/bin/python benchmarks/bench_lab6_batch.py [--workers 2]
@@ -25,7 +25,7 @@ from autograder.spec import load_spec
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "solutions" / "lab6-serving"))
-from support import lab6_variants  # noqa: E402 - imported after the sys.path set-up above
+import lab6_variants  # noqa: E402 - imported after the sys.path set-up above
 import lab6_wrong  # noqa: E402 - imported after the sys.path set-up above
 
 LAB = "lab6-serving"

@@ -1,4 +1,4 @@
-"""Grade passback time: `autograder lms post` of N scores to the emulated LMS (tests/support/lms_emulator.py) on loopback.
+"""Grade passback time: `autograder lms post` of N scores to the emulated LMS (tests/lms_emulator.py) on loopback.
 
     .venv/bin/python benchmarks/bench_lms_passback.py [--students 100] [--repeat 3]
 
@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 def build_course(folder: Path, students: int) -> Path:
     import nbformat
-    from support.pipeline_course import LAB, NB, generate_course
+    from pipeline_course import LAB, NB, generate_course
 
     from autograder.course import Course
     from autograder.record.gradebook import GradebookWriter
@@ -54,8 +54,8 @@ def build_course(folder: Path, students: int) -> Path:
 
 
 def one_round(root: Path, students: int) -> dict:
-    from support.lms_emulator import EmulatedLMS
-    from support.pipeline_course import LAB
+    from lms_emulator import EmulatedLMS
+    from pipeline_course import LAB
 
     from autograder.course import Course
     from autograder.lms.passback import post

@@ -2,8 +2,8 @@
 
     sudo .venv/bin/python benchmarks/bench_lti_launch.py [--students 50] [--timeout 900]
 
-A real `course hub --lti-config` (tests/support/hub_server.py, temporary cth<hex>-* accounts removed at the end)
-and the emulated LMS (tests/support/lms_emulator.py) on loopback. Each student, in a thread of their own, all
+A real `course hub --lti-config` (tests/hub_server.py, temporary cth<hex>-* accounts removed at the end)
+and the emulated LMS (tests/lms_emulator.py) on loopback. Each student, in a thread of their own, all
 starting together: the LMS's course link (login initiation at the hub), the LMS's OIDC auth endpoint, the
 id_token posted back, then /hub/spawn until their JupyterLab answers through the proxy. Every one is a
 newcomer, so the time includes making their Unix account and home. Prints the time to the launch being
@@ -27,8 +27,8 @@ import requests
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from support.hub_server import make_hub  # noqa: E402 - imported after the sys.path set-up above
-from support.lms_emulator import EmulatedLMS  # noqa: E402 - imported after the sys.path set-up above
+from hub_server import make_hub  # noqa: E402 - imported after the sys.path set-up above
+from lms_emulator import EmulatedLMS  # noqa: E402 - imported after the sys.path set-up above
 
 
 def arrive(hub, lms, name: str, user_id: str, timeout: float) -> tuple[float, float]:

@@ -2,7 +2,7 @@
 of the same cells through difflib.SequenceMatcher, in one run; prints a table for benchmarks/RESULTS.md.
 
 Each generated student takes, per task, one of the four independent solutions of
-tests/support/similarity_corpus.py (or leaves the stub), renames its variables, and adds lines of their own
+tests/similarity_corpus.py (or leaves the stub), renames its variables, and adds lines of their own
 (prints, asserts, temporaries) between the given ones, so two students who started from the same
 solution still differ. Planted among them: 10 disguised copies of other generated students (renamed,
 comments, spacing, cells reordered) and 5 students who pasted the course library's fragmentation code or
@@ -32,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from support import similarity_corpus as corpus  # noqa: E402 - imported after the sys.path set-up above
+import similarity_corpus as corpus  # noqa: E402 - imported after the sys.path set-up above
 
 WORDS = ["acc", "tmp", "val", "buf", "cur", "res", "item", "num", "cnt", "part", "chunk", "blk", "ref", "pos2",
          "seen", "rows", "cols", "out2", "size2", "best", "step", "gap", "idx", "mark", "slot", "unit"]

@@ -7,7 +7,7 @@ what the learner sees, in the same run) and for referring to the learner's actua
     .venv/bin/python benchmarks/bench_tutor.py --tiny [LAB ...]
 
 `--endpoint/--model`: any OpenAI-compatible server (llama.cpp's server, Ollama, vLLM, a provider).
-`--tiny`: the test suite's tiny models (tests/support/tutor_model.py), served by `transformers serve`: random
+`--tiny`: the test suite's tiny models (tests/tutor_model.py), served by `transformers serve`: random
 weights (the answers are noise), one built to answer every question with Lab 1's first solution (the leak
 score has something to find), one built to name Lab 1's failing case (the error score has something to
 find). This proves the harness runs and scores, not that any model tutors well.
@@ -161,7 +161,7 @@ def main() -> int:
                                                                              args.key_env, args.max_tokens)]))
             return 0
         sys.path.insert(0, str(ROOT / "tests"))
-        from support.tutor_model import build_model, model_server
+        from tutor_model import build_model, model_server
 
         task = first_task("lab1-roofline")
         notebook = json.loads((ROOT / "solutions" / "lab1-roofline" / "lab1-roofline.ipynb").read_text())

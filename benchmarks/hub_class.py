@@ -19,7 +19,7 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from support.hub_server import make_hub
+from hub_server import make_hub
 from lesson_client import LESSON, close_session, code_cells, open_session, process_memory, run_cells
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from support.paths import ROOT
-from support.run_once import built_once, run_folder
+from paths import ROOT
+from run_once import built_once, run_folder
 
 ARTIFACTS = ROOT / "tests" / "artifacts"
 CHROMIUM = os.environ.get("COURSE_CHROMIUM", "/usr/bin/chromium")
@@ -96,21 +96,21 @@ def _wait_until_up(server: LabServer, timeout: float = 90) -> None:
 @pytest.fixture(scope="session")
 def executed_notebooks(tmp_path_factory):
     """`executed_notebooks.get(path)`: the notebook executed once per session, shared by every test."""
-    from support.notebook_runner import ExecutedNotebooks
+    from notebook_runner import ExecutedNotebooks
 
     shared = run_folder(tmp_path_factory)
     return ExecutedNotebooks(tmp_path_factory.mktemp("executed"), shared and shared / "executed-notebooks")
 
 
 # Session fixtures that several modules use are defined here, and only here (their helpers are in
-# tests/support/pipeline_course.py, tests/support/quiz_course.py and tests/support/hub_server.py): a fixture imported into a test
+# tests/pipeline_course.py, tests/quiz_course.py and tests/hub_server.py): a fixture imported into a test
 # module is registered once per importing module, so a "session" fixture imported into six modules ran
 # six times.
 
 @pytest.fixture(scope="session")
 def generated(tmp_path_factory) -> Path:
     """The pipeline tests' toy course with its lab generated once per run (nbgrader generate is slow)."""
-    from support.pipeline_course import generate_course
+    from pipeline_course import generate_course
 
     return built_once(tmp_path_factory, "template", generate_course)
 
@@ -118,7 +118,7 @@ def generated(tmp_path_factory) -> Path:
 @pytest.fixture
 def course(generated, tmp_path) -> Path:
     """A fresh copy of `generated` for one test: tests that grade, collect or break things own it."""
-    from support.pipeline_course import copy_course
+    from pipeline_course import copy_course
 
     return copy_course(generated, tmp_path)
 
@@ -136,16 +136,16 @@ def solution(request):
 def quiz_template(tmp_path_factory) -> Path:
     """The fixture quiz bank released as a graded quiz once per run; tests work on copies
     (quiz_course.copy_course)."""
-    from support.quiz_course import release
+    from quiz_course import release
 
     return built_once(tmp_path_factory, "quiz-template", release)
 
 
 @pytest.fixture(scope="session")
 def lab6_class(tmp_path_factory) -> Path:
-    """Lab 6 handed in by two students and graded for real once per run (tests/support/lab6_class.py): its folder,
+    """Lab 6 handed in by two students and graded for real once per run (tests/lab6_class.py): its folder,
     holding `course` (graded; tests that change it work on a copy) and `ungraded` (before grading)."""
-    from support.lab6_class import build
+    from lab6_class import build
 
     return built_once(tmp_path_factory, "lab6-class", build)
 
@@ -154,7 +154,7 @@ def lab6_class(tmp_path_factory) -> Path:
 def hub(tmp_path_factory):
     """One `course hub` (hub, proxy, a server per person as it is needed) for tests/app/hub/test_hub.py and
     tests/app/hub/test_hub_browser.py; stopped, its accounts removed, after the last test that uses it."""
-    from support.hub_server import STUDENTS, class_course, make_hub
+    from hub_server import STUDENTS, class_course, make_hub
 
     running = make_hub(list(STUDENTS), class_course(tmp_path_factory.mktemp("hub-course")))
     _RELEASE["hub"] = running.cleanup
@@ -167,9 +167,9 @@ def hub(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def site(executed_notebooks) -> Path:
-    """The course website built into build/site once per worker (tests/support/site_build.py); its html folder.
+    """The course website built into build/site once per worker (tests/site_build.py); its html folder.
     Only the files of SITE_FILES (below) use it, so one worker builds it."""
-    from support.site_build import build_site
+    from site_build import build_site
 
     return build_site(executed_notebooks)
 
@@ -177,7 +177,7 @@ def site(executed_notebooks) -> Path:
 @pytest.fixture(scope="session")
 def site_url(site):
     """The built website served over HTTP, as a reader gets it."""
-    from support.site_build import serve
+    from site_build import serve
 
     with serve(site) as url:
         yield url
@@ -218,7 +218,7 @@ def pytest_runtest_teardown(item, nextitem):
 # pytest-xdist (`-n auto --dist loadfile` in pyproject.toml) hands each worker whole test files, so a
 # file's module fixtures run once; the two files that share the class hub are one unit (HUB_FILES), so
 # one hub serves them. Units start longest first, by the seconds each file took in a full run
-# (tests/support/durations.py, tests/durations.json), so no worker is left running a long one alone at the end.
+# (tests/durations.py, tests/durations.json), so no worker is left running a long one alone at the end.
 # (xdist_group marks cannot do this: pytest 9 ignores the node-id suffix they rely on,
 # pytest-dev/pytest-xdist#1386.) The files that build the website into build/site are one unit too
 # (SITE_FILES), so two workers never build it at once.
@@ -241,7 +241,7 @@ class LongestFirst:
     one must run first (every worker sorts the same way, as xdist requires)."""
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_modifyitems(self, items):
-        from support.durations import load, longest_first
+        from durations import load, longest_first
 
         rank = {nodeid: n for n, nodeid in enumerate(longest_first([i.nodeid for i in items], load(), unit_of))}
         items.sort(key=lambda item: rank[item.nodeid])
@@ -257,7 +257,7 @@ class StoreDurations:
         self.reports.append(report)
 
     def pytest_sessionfinish(self, session):
-        from support.durations import merge, per_file
+        from durations import merge, per_file
 
         tests = sum(r.when == "setup" for r in self.reports)
         merge(per_file(self.reports), ROOT, Path(self.table),
@@ -265,7 +265,7 @@ class StoreDurations:
 
 
 def pytest_addoption(parser):
-    from support.durations import TABLE
+    from durations import TABLE
 
     parser.addoption("--store-durations", action="store_true",
                      help="merge each test file's seconds in this run into the durations table (the run's order)")
@@ -294,18 +294,18 @@ def pytest_xdist_auto_num_workers(config):
 
 class Leftovers:
     """The suite leaves nothing running: a process a test started that outlives the session fails the run,
-    named with its command line, and is killed (tests/support/leftovers.py). Checked where the tests run (each
+    named with its command line, and is killed (tests/leftovers.py). Checked where the tests run (each
     xdist worker, or this process with -n 0); under xdist the controller gathers the workers' findings."""
     def __init__(self, runs_tests: bool) -> None:
         self.runs_tests, self.found = runs_tests, {}
         if runs_tests:
-            from support.leftovers import become_subreaper
+            from leftovers import become_subreaper
 
             self.runs_tests = become_subreaper()
 
     def pytest_sessionfinish(self, session):
         if self.runs_tests:
-            from support.leftovers import leftovers
+            from leftovers import leftovers
 
             self.found.update({str(pid): line for pid, line in leftovers().items()})
             if hasattr(session.config, "workeroutput"):

@@ -111,7 +111,7 @@ def test_nbgrader_runs_in_this_course_connect_with_the_steady_client():
     from nbgrader.preprocessors import Execute
     from traitlets.config.loader import PyFileConfigLoader
 
-    from support.paths import ROOT
+    from paths import ROOT
 
     config = PyFileConfigLoader("nbgrader_config.py", path=str(ROOT)).load_config()
     execute = Execute(config=config)

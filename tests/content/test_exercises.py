@@ -19,7 +19,7 @@ from coursekit import calc, hardware, model_configs, prices
 from coursekit.exercises import ExerciseError, all_exercises, lesson_exercises
 from coursekit.exercises.bank import load_file
 from coursekit.outline import load_outline
-from support.paths import ROOT
+from paths import ROOT
 
 
 def lessons() -> dict[str, Path]:
@@ -322,7 +322,7 @@ def test_exercise_in_jupyterlab_by_keyboard(lab_server, page, monkeypatch):
     import uuid
 
     from coursekit import progress
-    from support.jupyterlab_ui import open_notebook, run_all_cells
+    from jupyterlab_ui import open_notebook, run_all_cells
 
     ex = EXERCISES["m1-l3-ridge-l40s"]
     folder = lab_server.root / f"exercise-browser-{uuid.uuid4().hex[:8]}"

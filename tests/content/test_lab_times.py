@@ -8,7 +8,7 @@ import re
 import nbformat
 import pytest
 
-from support.paths import ROOT
+from paths import ROOT
 
 LABS = sorted(p.name for p in (ROOT / "solutions").iterdir() if p.is_dir())
 STATED = r"Run All took about (\d+)\s+s\s+on\s+a\s+2-core\s+CPU"

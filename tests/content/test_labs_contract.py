@@ -16,9 +16,9 @@ from autograder.course import Course
 from autograder.judge.hidden import hidden_cases
 from autograder.judge.reference import reference_output, solution_namespace
 from coursekit.outline import lab_ids
-from support.marks import per_lab
-from support.notebook_runner import grade_cells
-from support.paths import ROOT
+from marks import per_lab
+from notebook_runner import grade_cells
+from paths import ROOT
 
 COURSE = Course.find(ROOT)
 LABS = COURSE.lab_ids()

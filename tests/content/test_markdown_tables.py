@@ -6,7 +6,7 @@ import re
 
 import nbformat
 
-from support.paths import ROOT
+from paths import ROOT
 
 
 ROW = re.compile(r"^\s*\|(.*)\|\s*$")

@@ -9,7 +9,7 @@ import pytest
 
 from coursekit.outline import load_outline
 from coursekit.quiz.bank import load_all_banks, pool
-from support.paths import ROOT
+from paths import ROOT
 
 BANKS = load_all_banks(ROOT / "quizzes")
 OUTLINE = {m.id: m for m in load_outline(ROOT)}

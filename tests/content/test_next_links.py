@@ -9,7 +9,7 @@ import shutil
 import nbformat
 
 from coursekit.app.nbtools import NEXT_TAG, next_links, set_next_cell
-from support.paths import ROOT
+from paths import ROOT
 
 LINK = r"\]\(([^)]+)\)"
 

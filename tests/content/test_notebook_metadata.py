@@ -8,7 +8,7 @@ import pytest
 from jupyter_client.kernelspec import KernelSpecManager
 
 from coursekit.app.nbtools import KERNELSPEC, strip_notebook
-from support.paths import ROOT
+from paths import ROOT
 
 NOTEBOOKS = sorted(p for folder in ("course", "labs", "solutions") for p in (ROOT / folder).rglob("*.ipynb")
                    if ".ipynb_checkpoints" not in p.parts)

@@ -8,8 +8,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from support.notebook_runner import NotebookFailed, execute_notebook, run_env
-from support.paths import ROOT
+from notebook_runner import NotebookFailed, execute_notebook, run_env
+from paths import ROOT
 
 FIXTURES = ROOT / "tests" / "fixtures" / "notebooks"
 

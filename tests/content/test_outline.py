@@ -10,7 +10,7 @@ import nbformat
 import pytest
 
 from coursekit.outline import OUTLINE, OutlineError, lab_ids, load_outline, outline_problems
-from support.paths import ROOT
+from paths import ROOT
 
 
 def folders(parent: Path) -> set[str]:

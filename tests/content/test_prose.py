@@ -10,8 +10,8 @@ import pytest
 from nbconvert import HTMLExporter
 
 from coursekit.display import prose
-from support.jupyterlab_ui import open_notebook, run_all_cells
-from support.notebook_runner import execute_notebook
+from jupyterlab_ui import open_notebook, run_all_cells
+from notebook_runner import execute_notebook
 
 ERRATA = (r"> **Errata.** 1 billion tokens a day at \$0.002 per thousand tokens is **\$730,000 a year**, "
           r"not \$730 million; `price = $0.002`")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from coursekit import hardware, prices, references, sources
-from support.paths import ROOT
+from paths import ROOT
 
 CITING = sorted([*ROOT.glob("course/**/*.ipynb"), *ROOT.glob("solutions/**/*.ipynb"), *ROOT.glob("quizzes/m*/*.yaml"),
                  *ROOT.glob("docs/errata/*.md"), *ROOT.glob("coursekit/calc/*.py"),

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from coursekit import sources
-from support.paths import ROOT
+from paths import ROOT
 
 STUDENT_FACING = sorted([*ROOT.glob("course/**/*.ipynb"), *ROOT.glob("labs/**/*.ipynb"), *ROOT.glob("solutions/**/*.ipynb"),
                          *ROOT.glob("quizzes/m*/*.yaml"), *ROOT.glob("docs/errata/*.md"), ROOT / "docs" / "reading-list.md",

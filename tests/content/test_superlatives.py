@@ -12,7 +12,7 @@ import re
 import nbformat
 import pytest
 
-from support.paths import ROOT
+from paths import ROOT
 
 LESSONS = sorted(ROOT.glob("course/m*/0*.ipynb"))
 

@@ -18,9 +18,9 @@ from autograder.judge.engine import GradingPool, Limits
 from autograder.sandbox.confine import UID_BASE, processes_of
 from autograder.spec import load_spec
 
-from support.marks import needs_root
-from support.paths import ROOT
-from support.toy_lab import catalog
+from marks import needs_root
+from paths import ROOT
+from toy_lab import catalog
 
 SECRET = b"adversarial-suite-secret"
 # Short limits keep the suite quick; a busy loop reaches 2 CPU-seconds well before the wall clock,

@@ -15,8 +15,8 @@ import re
 import nbformat
 import pytest
 
-from support.paths import ROOT
-from support.pipeline_course import LAB, NB, cli, notebook_text, store_rows
+from paths import ROOT
+from pipeline_course import LAB, NB, cli, notebook_text, store_rows
 
 
 def _with_cell(course, code: str, **metadata) -> str:

@@ -21,11 +21,11 @@ import pytest
 from autograder.batch.distributed import DaskPool
 from autograder.judge.engine import GradingPool, Limits
 from autograder.spec import load_spec
-from support.marks import needs_root
-from support.paths import ROOT
-from support.pipeline_course import HONEST, LAB, cli, comparable, env, notebook_text, store_rows, write_folder
-from support.toy_lab import catalog
-from support.waiting import wait_for
+from marks import needs_root
+from paths import ROOT
+from pipeline_course import HONEST, LAB, cli, comparable, env, notebook_text, store_rows, write_folder
+from toy_lab import catalog
+from waiting import wait_for
 
 pytestmark = [pytest.mark.slow, needs_root]
 DASK = Path(sys.executable).parent / "dask"

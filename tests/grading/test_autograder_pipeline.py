@@ -21,11 +21,11 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from support.pipeline_course import (HONEST, LAB, NB, cli, comparable, copy_course, env, gradebook_scores, notebook_text,
+from pipeline_course import (HONEST, LAB, NB, cli, comparable, copy_course, env, gradebook_scores, notebook_text,
                              store_rows, write_folder)
 
 # The `course` fixture (a fresh copy of the toy course, its lab generated once per run) is in conftest.py;
-# the submissions helpers (notebook_text, write_folder, store_rows...) are in tests/support/pipeline_course.py.
+# the submissions helpers (notebook_text, write_folder, store_rows...) are in tests/pipeline_course.py.
 
 
 # ---------------------------------------------------------------- collect

@@ -12,8 +12,8 @@ import json
 import nbformat
 import pytest
 
-from support.lms_emulator import EmulatedLMS
-from support.pipeline_course import LAB, NB, cli, copy_course, notebook_text, store_rows
+from lms_emulator import EmulatedLMS
+from pipeline_course import LAB, NB, cli, copy_course, notebook_text, store_rows
 
 pytestmark = pytest.mark.slow          # a class graded for real, then one command started per check
 

@@ -13,7 +13,7 @@ import subprocess
 
 import pytest
 
-from support.pipeline_course import LAB, SECRET, write_folder
+from pipeline_course import LAB, SECRET, write_folder
 
 # points: add 1, scale 2, mean 3 -> scores 0, 0, 2, 5, 5, 5: the median of an even count is 3.5
 ALL_WRONG = {"impl_add": "wrong", "impl_scale": "wrong", "impl_mean": "wrong"}

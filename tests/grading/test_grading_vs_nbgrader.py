@@ -1,6 +1,6 @@
 """The autograder and plain `nbgrader autograde` give honest work the same score.
 
-Each submission is an honest variation of Lab 5's solution (tests/support/honest_variants.py: magics around an
+Each submission is an honest variation of Lab 5's solution (tests/honest_variants.py: magics around an
 answer, eval, globals(), __main__, sections moved, a stub or scratch version run at the end, a helper
 below its test cell, an edited setup cell, QUICK used, one stub, one wrong answer). Both graders get
 the same course, secret and submissions; every grade cell must score the same in both gradebooks, and
@@ -19,9 +19,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from support import honest_variants as hv
+import honest_variants as hv
 from coursekit.checks import selfcheck
-from support.paths import ROOT
+from paths import ROOT
 
 SECRET = "differential-test-secret"
 
@@ -113,9 +113,9 @@ TOY_CHANGES = {   # student -> cells appended after the last test cell, and the 
 
 @pytest.mark.slow
 def test_toy_lab_each_task_is_judged_at_its_test_cell_by_both(course):
-    """Quick version of the test above on the pipeline tests' toy lab (tests/support/pipeline_course.py)."""
-    from support.pipeline_course import LAB, NB, cli, env as toy_env
-    from support.pipeline_course import gradebook_scores, notebook_text
+    """Quick version of the test above on the pipeline tests' toy lab (tests/pipeline_course.py)."""
+    from pipeline_course import LAB, NB, cli, env as toy_env
+    from pipeline_course import gradebook_scores, notebook_text
 
     for student, (cells, _) in TOY_CHANGES.items():
         nb = nbformat.reads(notebook_text(course), as_version=4)
@@ -142,10 +142,11 @@ def test_toy_lab_each_task_is_judged_at_its_test_cell_by_both(course):
 @pytest.mark.slow
 def test_lab6_engines_score_the_same_in_both(lab6_class, tmp_path):
     """Lab 6's solution, and the same engine with its last milestone left as the released stub
-    (tests/support/lab6_class.py, graded once per run): each milestone scores the same under the autograder
+    (tests/lab6_class.py, graded once per run): each milestone scores the same under the autograder
     (tokens, grader-sized KV budgets, the grader's own speed timing) and under plain `nbgrader autograde`
     (its hidden test cells in the kernel), run here on the same course before grading."""
-    from support import lab6_class as lab6
+    import lab6_class as lab6
+
     baseline = tmp_path / "baseline"
     shutil.copytree(lab6_class / "ungraded", baseline)
     subprocess.run([sys.executable, "-m", "nbgrader", "autograde", lab6.LAB, "--Execute.timeout=600"], cwd=baseline,

@@ -3,7 +3,7 @@ seen under its kind, and what the samples miss is reported, not spread."""
 import importlib.util
 import sys
 
-from support.paths import ROOT
+from paths import ROOT
 
 spec = importlib.util.spec_from_file_location("cpu_by_process", ROOT / "benchmarks" / "cpu_by_process.py")
 tool = importlib.util.module_from_spec(spec)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from support.paths import ROOT
+from paths import ROOT
 
 STAGE = re.compile(r"^(?:\s*\|\s+)?([a-z_]+)/\s+")
 NAMED = re.compile(r"(?<![\w/.-])((?:[a-z_]+/)*[a-z_]+\.py)\b")

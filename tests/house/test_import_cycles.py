@@ -11,7 +11,7 @@ import ast
 import re
 from pathlib import Path
 
-from support.paths import ROOT
+from paths import ROOT
 
 PACKAGES = ("autograder", "coursekit")
 

@@ -1,4 +1,4 @@
-"""The session's check that nothing it started outlives it (tests/support/leftovers.py, conftest's Leftovers): an
+"""The session's check that nothing it started outlives it (tests/leftovers.py, conftest's Leftovers): an
 orphan (its parent gone, as a hub's service whose hub was killed) is still found below the test process."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import os
 import signal
 import subprocess
 
-from support.leftovers import descendants, reap
+from leftovers import descendants, reap
 
 
 def test_an_orphan_of_a_test_is_found_below_the_session():

@@ -10,7 +10,7 @@ import re
 import subprocess
 import sys
 
-from support.paths import ROOT
+from paths import ROOT
 
 # `# noqa: BLE001 - why` or `# noqa: E402  (why)`: one or more rule codes, then words.
 NOQA = re.compile(r"#\s*noqa\b(?P<rest>.*)$")

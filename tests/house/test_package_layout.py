@@ -13,7 +13,7 @@ from pathlib import Path
 
 import nbformat
 
-from support.paths import ROOT
+from paths import ROOT
 
 APP = "coursekit.app"
 STAGES = {"author", "release", "collect", "batch", "judge", "sandbox", "record", "lms", "quiz", "similarity",

@@ -17,8 +17,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from support.paths import ROOT
-from support.private_course import LAB, NB, private_folder, run
+from paths import ROOT
+from private_course import LAB, NB, private_folder, run
 
 RIGHT = {"impl_add": "def add(a, b):\n    return a + b", "impl_scale": "def scale(xs, k):\n    return [x * k for x in xs]",
          "impl_mean": "def mean(xs):\n    return sum(xs) / len(xs)"}
@@ -87,7 +87,7 @@ def test_a_private_graded_quiz_bank_is_graded_and_exported_from_the_root(quiz_te
     reads its keys from there, and the checkout is neither read for it nor written."""
     import json
 
-    from support.quiz_course import QUIZ, answers_for, copy_course, hand_in, run as grader
+    from quiz_course import QUIZ, answers_for, copy_course, hand_in, run as grader
 
 
     before = checkout_state()

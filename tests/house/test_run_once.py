@@ -1,4 +1,4 @@
-"""What a test run builds once (tests/support/run_once.py, tests/support/notebook_runner.py) is built once across
+"""What a test run builds once (tests/run_once.py, tests/notebook_runner.py) is built once across
 pytest-xdist workers too: the second worker reuses the first one's folder or executed notebook, a
 failed build is redone from a clean folder, and a notebook's failure is reported to every asker."""
 from __future__ import annotations
@@ -10,9 +10,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from support.notebook_runner import ExecutedNotebooks, NotebookFailed
-from support.paths import TESTS
-from support.run_once import Factory, built_once
+from notebook_runner import ExecutedNotebooks, NotebookFailed
+from paths import TESTS
+from run_once import Factory, built_once
 
 
 @pytest.fixture
@@ -25,7 +25,7 @@ def test_two_worker_processes_build_a_folder_once(tmp_path):
     script = f"""
 import sys
 sys.path.insert(0, {str(TESTS)!r})
-from support.run_once import Factory, built_once
+from run_once import Factory, built_once
 from pathlib import Path
 
 
@@ -72,7 +72,8 @@ def _notebook(path: Path, code: str) -> Path:
 
 @pytest.mark.slow
 def test_a_notebook_runs_once_for_two_workers_and_so_does_its_failure(tmp_path, as_worker, monkeypatch):
-    from support import notebook_runner
+    import notebook_runner
+
     monkeypatch.setattr(notebook_runner, "TIMES", tmp_path / "times.json")
     runs = tmp_path / "runs.log"
     good = _notebook(tmp_path / "good.ipynb", f"open({str(runs)!r}, 'a').write('ran\\n')\nprint('out', 6 * 7)")

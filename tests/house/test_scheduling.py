@@ -9,8 +9,8 @@ from types import SimpleNamespace
 import pytest
 
 import conftest
-from support import durations
-from support.paths import ROOT
+import durations
+from paths import ROOT
 
 
 @pytest.mark.parametrize("name", ["HUB_FILES", "SITE_FILES"])

@@ -14,8 +14,8 @@ import nbformat
 import pytest
 from IPython.core.inputtransformer2 import TransformerManager
 
-from support.marks import per_lab
-from support.paths import ROOT
+from marks import per_lab
+from paths import ROOT
 
 GRADER = "autograder"
 STUDENT_PY = ("course", "labs", "coursekit")

@@ -1,7 +1,7 @@
 """`course hub`: the roster, one Unix account and one JupyterLab per person, private homes, restarts.
 
 The hub tests run the real JupyterHub and configurable-http-proxy on loopback as root (they create
-accounts named cth<hex>-*, removed at the end; see tests/support/hub_server.py).
+accounts named cth<hex>-*, removed at the end; see tests/hub_server.py).
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from coursekit.app.hub.roster import RosterError, load_roster
-from support.hub_server import own_pids
+from hub_server import own_pids
 
 
 # -- the roster -----------------------------------------------------------------------------------
@@ -57,7 +57,7 @@ def test_course_hub_refuses_a_bad_roster_before_touching_anything(tmp_path):
 
 
 # -- a running hub ----------------------------------------------------------------------------------
-# `hub`: the class hub these tests share with tests/app/hub/test_hub_browser.py (conftest.py, tests/support/hub_server.py).
+# `hub`: the class hub these tests share with tests/app/hub/test_hub_browser.py (conftest.py, tests/hub_server.py).
 
 
 @pytest.mark.slow
@@ -96,7 +96,7 @@ def hub_uid(hub, name: str) -> int:
 def test_a_dead_student_server_is_restarted_with_the_files_kept(hub):
     import signal
 
-    from support.waiting import wait_for
+    from waiting import wait_for
 
     session = hub.sessions.get("ada") or hub.login("ada")
     hub.start_server("ada")
@@ -137,7 +137,7 @@ CULL_TEST_TIMEOUT = 10      # seconds: `course hub --cull-timeout` (default an h
 @pytest.fixture
 def culling_hub(tmp_path):
     """A hub of its own with a 10 s cull timeout (the shared class hub keeps the default hour)."""
-    from support.hub_server import make_hub
+    from hub_server import make_hub
 
     (tmp_path / "course").mkdir()
     running = make_hub(["dee"], tmp_path / "course", options=("--cull-timeout", str(CULL_TEST_TIMEOUT)))
@@ -150,7 +150,7 @@ def culling_hub(tmp_path):
 
 @pytest.mark.slow
 def test_idle_kernels_then_idle_servers_are_stopped_and_come_back_with_the_files(culling_hub):
-    from support.waiting import wait_for
+    from waiting import wait_for
 
     hub = culling_hub
     session = hub.login("dee")
@@ -222,7 +222,7 @@ def test_a_published_leaderboard_is_on_the_hub_for_everyone_logged_in_and_only_a
     import requests
 
     from coursekit.app.hub.classroom import COURSE_ID
-    from support.hub_server import CLASS_LAB, instructor
+    from hub_server import CLASS_LAB, instructor
 
     shown = instructor(hub, "autograder", "leaderboard", CLASS_LAB, "--rerun", "0", "--publish", "--no-progress")
     assert f"the class sees it on the hub at /services/leaderboard/{CLASS_LAB}" in shown, shown

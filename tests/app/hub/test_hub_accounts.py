@@ -19,7 +19,7 @@ import pytest
 from coursekit.app.hub.accounts import SHELL_MARK, shell_path
 from coursekit.app.hub.classroom import CLASS_ROSTER, COURSE_ID, Layout, Settings, prepare
 from coursekit.app.hub.roster import load_roster
-from support.hub_server import class_course, kill_user_processes
+from hub_server import class_course, kill_user_processes
 
 
 @pytest.fixture

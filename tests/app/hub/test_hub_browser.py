@@ -16,9 +16,9 @@ import nbformat
 import pytest
 import requests
 
-from support.hub_server import (ANSWERS, CLASS_LAB as LAB, EXPECTED, PASSWORD, fill_answers, gradebook_totals, instructor,
+from hub_server import (ANSWERS, CLASS_LAB as LAB, EXPECTED, PASSWORD, fill_answers, gradebook_totals, instructor,
                         own_pids, submission_files)
-from support.waiting import wait_for
+from waiting import wait_for
 
 # `hub`: the class hub shared with tests/app/hub/test_hub.py (conftest.py); only this class day releases a lab
 # there, and it clicks the buttons on LAB's own row of the Assignments panel all the same.
@@ -96,7 +96,7 @@ def answer(hub, name: str, token: str) -> None:
 def test_a_class_day_instructor_and_three_students_at_once_through_a_hub_restart(hub, browser, artifacts_dir):
     instructor(hub, "autograder", "generate", LAB)
     instructor(hub, "nbgrader", "release_assignment", LAB)
-    # the exchange gets the release allowlist only: not the notes beside the solution (tests/support/hub_server.py)
+    # the exchange gets the release allowlist only: not the notes beside the solution (tests/hub_server.py)
     outbound = hub.data / "exchange" / "llm-train-vs-infer" / "outbound" / LAB
     assert sorted(p.name for p in outbound.rglob("*")) == sorted([f"{LAB}.ipynb", f"{LAB}.checks.json"])
     hub.login("prof")

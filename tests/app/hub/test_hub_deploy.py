@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from support.paths import ROOT
+from paths import ROOT
 
 DEPLOY = ROOT / "deploy"
 sys.path.insert(0, str(DEPLOY))

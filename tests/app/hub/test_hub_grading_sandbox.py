@@ -17,8 +17,8 @@ import nbformat
 import pytest
 
 from autograder.record.store import Store
-from support.hub_server import CLASS_LAB, instructor, own_pids
-from support.hostile_code import PROBE
+from hub_server import CLASS_LAB, instructor, own_pids
+from hostile_code import PROBE
 
 pytestmark = pytest.mark.slow
 LAB = "toy-sandbox"

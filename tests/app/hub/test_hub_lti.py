@@ -1,8 +1,8 @@
-"""`course hub --roster CSV --lti-config FILE`: launches from the emulated LMS (tests/support/lms_emulator.py)
+"""`course hub --roster CSV --lti-config FILE`: launches from the emulated LMS (tests/lms_emulator.py)
 through the real proxy: OIDC login, a verified id_token, the person's own server; every bad launch refused
 with a page saying why and nothing created, a replay refused also after a hub restart; the key set and
 tool configuration served; the key private, and a student refused the passback and any token from the LMS.
-The hub and its LMS: tests/support/lti_hub.py; Deep Linking: tests/app/hub/test_hub_lti_deeplink.py.
+The hub and its LMS: tests/lti_hub.py; Deep Linking: tests/app/hub/test_hub_lti_deeplink.py.
 """
 from __future__ import annotations
 
@@ -15,14 +15,14 @@ from urllib.parse import urlparse
 import pytest
 import requests
 from cryptography.hazmat.primitives.asymmetric import rsa
-from support.lms_emulator import LTI
-from support.lti_hub import edit_claims, hub, hub_users, launch, lms, unix_account  # noqa: F401 (fixtures: one hub here)
+from lms_emulator import LTI
+from lti_hub import edit_claims, hub, hub_users, launch, lms, unix_account  # noqa: F401 (fixtures: one hub here)
 
 pytestmark = pytest.mark.slow
 
 
 def test_a_roster_student_launched_from_the_lms_is_the_same_person_in_their_own_server(hub, lms):
-    from support.waiting import wait_for
+    from waiting import wait_for
 
     session, answer = launch(hub, lms, "u-ada")
     assert answer.status_code == 302 and urlparse(answer.headers["Location"]).path == "/hub/spawn"
@@ -109,7 +109,7 @@ def test_the_key_set_and_tool_configuration_are_served_and_rotation_keeps_sessio
 
 
 def test_no_student_reads_the_tool_key_and_instructors_get_their_own_copy(hub, lms):
-    from support.waiting import wait_for
+    from waiting import wait_for
 
     session, _ = launch(hub, lms, "u-ted")
     session.get(f"{hub.url}/hub/spawn", timeout=120)

@@ -1,4 +1,4 @@
-"""Assignments by Deep Linking, through the real hub and proxy (tests/support/lti_hub.py): an instructor picks a lab
+"""Assignments by Deep Linking, through the real hub and proxy (tests/lti_hub.py): an instructor picks a lab
 or a graded module test in the LMS's external-tool dialog and the LMS gets its resource link and line
 item; a student's launch from that assignment opens that notebook in their own server (in Chromium),
 fetched for them through nbgrader's exchange; a student cannot open the dialog.
@@ -13,9 +13,9 @@ from urllib.parse import urlparse
 import pytest
 import requests
 
-from support.lms_emulator import LTI
-from support.lti_hub import edit_claims, hub, launch, lms  # noqa: F401 (fixtures: one hub for this file)
-from support.quiz_course import QUIZ
+from lms_emulator import LTI
+from lti_hub import edit_claims, hub, launch, lms  # noqa: F401 (fixtures: one hub for this file)
+from quiz_course import QUIZ
 
 pytestmark = pytest.mark.slow
 
@@ -39,7 +39,7 @@ def deep_link(hub, lms, lab: str, stranger_too: bool = False) -> str:
 
 
 def test_deep_linking_an_instructor_picks_a_lab_and_the_lms_gets_its_assignment_and_line_item(hub, lms):
-    from support.hub_server import CLASS_LAB
+    from hub_server import CLASS_LAB
 
     deep_link(hub, lms, CLASS_LAB, stranger_too=True)
     assert lms.links[-1]["custom"] == {"lab": CLASS_LAB}
@@ -61,7 +61,7 @@ def opened(answer) -> str:
 
 def test_a_launch_from_a_deep_linked_lab_or_module_test_opens_that_notebook_fetched_through_the_exchange(
         hub, lms, browser):
-    from support.hub_server import CLASS_LAB, instructor
+    from hub_server import CLASS_LAB, instructor
 
     lab_link, quiz_link = deep_link(hub, lms, CLASS_LAB), deep_link(hub, lms, QUIZ)
     assert next(li for li in lms.lineitems.values() if li["resourceLinkId"] == quiz_link)["scoreMaximum"] == 15

@@ -11,8 +11,8 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 import requests
-from support.lms_emulator import EmulatedLMS
-from support.lti_hub import hub_users, unix_account
+from lms_emulator import EmulatedLMS
+from lti_hub import hub_users, unix_account
 
 pytestmark = pytest.mark.slow
 
@@ -28,7 +28,7 @@ def lms():
 
 @pytest.fixture(scope="module")
 def hub(lms, tmp_path_factory):
-    from support.hub_server import class_course, make_hub
+    from hub_server import class_course, make_hub
 
     course = class_course(tmp_path_factory.mktemp("lti-setup-course"))
     settings = tmp_path_factory.mktemp("lti-setup") / "platform.json"

@@ -2,7 +2,7 @@
 the LMS's memberships_url starts the `lti-roster-sync` service (every --lti-sync-every seconds; an hour
 by default). A student who joins the course in the emulated LMS gets an account, home and role without
 launching; one who drops is marked dropped, their account and files kept. Accounts are cth<hex>-*,
-removed at the end (tests/support/hub_server.py)."""
+removed at the end (tests/hub_server.py)."""
 from __future__ import annotations
 
 import json
@@ -10,15 +10,15 @@ import subprocess
 
 import pytest
 
-from support.lti_hub import lms  # noqa: F401  (the emulated LMS fixture)
-from support.waiting import wait_for
+from lti_hub import lms  # noqa: F401  (the emulated LMS fixture)
+from waiting import wait_for
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
 def hub(lms, tmp_path_factory):
-    from support.hub_server import class_course, make_hub
+    from hub_server import class_course, make_hub
 
     course = class_course(tmp_path_factory.mktemp("lti-sync-course"))
     running = make_hub(["ada"], course, options=("--lti-sync-every", "2"))

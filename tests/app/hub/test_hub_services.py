@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from support.waiting import wait_for
+from waiting import wait_for
 
 SERVICES = ("coursekit.app.hub.leaderboard", "coursekit.app.hub.tutor_service")
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 import requests
 
-from support.hub_server import RunningHub, class_course, kill_user_processes, make_hub, own_pids
-from support.waiting import wait_for
+from hub_server import RunningHub, class_course, kill_user_processes, make_hub, own_pids
+from waiting import wait_for
 
 pytestmark = pytest.mark.slow
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from support.paths import ROOT
+from paths import ROOT
 
 
 pytestmark = pytest.mark.slow

@@ -11,7 +11,7 @@ import requests
 
 from coursekit.app.hub.config import server_environment
 from coursekit.app.hub.tutor_service import service_url
-from support.tutor_endpoint import RecordingEndpoint
+from tutor_endpoint import RecordingEndpoint
 
 pytestmark = pytest.mark.slow
 KEY = "sk-class-key-7f3a"

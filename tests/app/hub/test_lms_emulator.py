@@ -1,4 +1,4 @@
-"""The emulated LMS (tests/support/lms_emulator.py) behaves as an LTI 1.3 platform: what the LTI tests rely on."""
+"""The emulated LMS (tests/lms_emulator.py) behaves as an LTI 1.3 platform: what the LTI tests rely on."""
 from __future__ import annotations
 
 import html
@@ -10,7 +10,7 @@ import uuid
 import jwt
 import pytest
 import requests
-from support.lms_emulator import EmulatedLMS
+from lms_emulator import EmulatedLMS
 
 from coursekit.app.lti import keys
 

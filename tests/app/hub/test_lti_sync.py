@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from support.lms_emulator import EmulatedLMS
+from lms_emulator import EmulatedLMS
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from support.paths import ROOT
+from paths import ROOT
 
 STEPS = ["==> installing the course into",
          "==> installing torch",

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from support.paths import ROOT
+from paths import ROOT
 
 
 def doctor(env_extra: dict, tmp_path: Path) -> subprocess.CompletedProcess:
@@ -211,7 +211,7 @@ sys.exit(doctor.main())
 def test_doctor_streams_results_through_a_pipe_before_it_ends(tmp_path):
     import threading
 
-    from support.waiting import wait_for
+    from waiting import wait_for
 
     gate = tmp_path / "gate"
     env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}   # stdout a plain, buffered pipe

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import coursekit.app.precompile as precompile
-from support.paths import ROOT
+from paths import ROOT
 
 
 def fake_environment(tmp_path, monkeypatch) -> Path:

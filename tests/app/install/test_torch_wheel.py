@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from coursekit.app.torch_wheel import CPU_INDEX, pinned_torch, pip_resolves_cpu_build, torch_pip_args
-from support.paths import ROOT
+from paths import ROOT
 
 CPU_ARGS = ["--extra-index-url", CPU_INDEX]
 

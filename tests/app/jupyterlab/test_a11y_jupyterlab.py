@@ -9,10 +9,10 @@ import re
 
 import pytest
 
-from support.axe import blocking, run_axe, summary
+from axe import blocking, run_axe, summary
 from coursekit.quiz import load_all_banks
-from support.jupyterlab_ui import dashboard_notebook, open_notebook, run_all_cells, set_theme
-from support.waiting import wait_for
+from jupyterlab_ui import dashboard_notebook, open_notebook, run_all_cells, set_theme
+from waiting import wait_for
 from coursekit.quiz.engine import correct_response
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

@@ -4,7 +4,7 @@ from __future__ import annotations
 import urllib.request
 
 import pytest
-from support.jupyterlab_ui import open_notebook, run_all_cells
+from jupyterlab_ui import open_notebook, run_all_cells
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

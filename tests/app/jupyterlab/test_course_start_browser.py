@@ -17,11 +17,11 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from support.course_server import SCRATCH, clone_course, course_start, git_status
+from course_server import SCRATCH, clone_course, course_start, git_status
 from coursekit.app.saving import QUIZ_NOTE, WIDGET_VIEW
-from support.jupyterlab_ui import open_notebook, read_saved, run_all_cells
-from support.waiting import wait_for
-from support.quiz_ui import GOOD, QUIZ_ITEMS
+from jupyterlab_ui import open_notebook, read_saved, run_all_cells
+from waiting import wait_for
+from quiz_ui import GOOD, QUIZ_ITEMS
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -13,13 +13,13 @@ import urllib.request
 import nbformat
 import pytest
 
-from support.course_server import SCRATCH, course_start, git_status
+from course_server import SCRATCH, course_start, git_status
 from coursekit.app.kernel import LANGUAGE_INFO
 from coursekit.app.nbtools import KERNELSPEC
-from support.jupyterlab_ui import click_run_all, open_notebook, read_saved, run_all_cells
-from support.paths import ROOT
-from support.quiz_ui import QUIZ_ITEMS
-from support.waiting import wait_for
+from jupyterlab_ui import click_run_all, open_notebook, read_saved, run_all_cells
+from paths import ROOT
+from quiz_ui import QUIZ_ITEMS
+from waiting import wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -15,9 +15,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from support.jupyterlab_ui import open_notebook
-from support.paths import ROOT
-from support.waiting import wait_for
+from jupyterlab_ui import open_notebook
+from paths import ROOT
+from waiting import wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -15,8 +15,8 @@ from coursekit.quiz import load_all_banks
 from coursekit.quiz.bank import pool
 from coursekit.quiz.engine import build_quiz
 from coursekit.quiz.widgets import REPEATED_VERDICT
-from support.jupyterlab_ui import open_notebook, run_all_cells, set_theme
-from support.quiz_ui import GOOD, QUIZ_ITEMS, first_single_choice_seed, wrong_response
+from jupyterlab_ui import open_notebook, run_all_cells, set_theme
+from quiz_ui import GOOD, QUIZ_ITEMS, first_single_choice_seed, wrong_response
 from coursekit.quiz.engine import correct_response
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

@@ -10,8 +10,8 @@ import pytest
 import yaml
 
 from coursekit.quiz import load_all_banks
-from support.jupyterlab_ui import open_notebook, run_all_cells
-from support.quiz_ui import GOOD, QUIZ_ITEMS, first_single_choice_seed
+from jupyterlab_ui import open_notebook, run_all_cells
+from quiz_ui import GOOD, QUIZ_ITEMS, first_single_choice_seed
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

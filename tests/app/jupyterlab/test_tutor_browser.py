@@ -1,6 +1,6 @@
 """The tutor in a real JupyterLab (headless Chromium, 1280x800): a learner's lab with a wrong function,
 its check failing, the tutor's panel opened under it, a question typed, and the answer streamed in from
-a real model server (`transformers serve`, tests/support/tutor_model.py) through the course's client."""
+a real model server (`transformers serve`, tests/tutor_model.py) through the course's client."""
 from __future__ import annotations
 
 import json
@@ -13,10 +13,10 @@ import sys
 import pytest
 
 from conftest import ROOT, free_port, serve
-from support.jupyterlab_ui import open_notebook
-from support.tutor_endpoint import RecordingEndpoint
-from support.tutor_model import build_model, model_server
-from support.waiting import wait_for
+from jupyterlab_ui import open_notebook
+from tutor_endpoint import RecordingEndpoint
+from tutor_model import build_model, model_server
+from waiting import wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 LAB = "lab1-roofline"

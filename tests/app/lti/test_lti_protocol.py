@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from support.paths import ROOT
+from paths import ROOT
 
 from coursekit.app.lti.claims import MEMBERSHIP
 from coursekit.app.lti.roles import course_role, is_learner

@@ -16,9 +16,9 @@ import pytest
 from coursekit import hardware, prices
 from coursekit.calc import memory
 from coursekit.model_configs import ALL_MODELS
-from support.calculators_ui import mismatches
+from calculators_ui import mismatches
 from coursekit.app.site import calculators as calc
-from support.paths import ROOT
+from paths import ROOT
 
 CASES_PER_CALCULATOR = 1000
 RUNNER = """

@@ -8,9 +8,9 @@ from urllib.parse import urljoin
 
 import pytest
 
-from support.calculators_ui import box, mismatches, read, slider
+from calculators_ui import box, mismatches, read, slider
 from coursekit.app.site import calculators as calc
-from support.site_build import html_path
+from site_build import html_path
 
 VIEWPORTS = [(1280, 800), (390, 844)]
 # The book theme logs this on every page of a fresh browser: the template sets the colour mode to
@@ -165,7 +165,7 @@ def template_scripts_off_site(page, site_url) -> set[str]:
 @pytest.mark.browser
 @pytest.mark.parametrize("viewport", VIEWPORTS, ids=lambda v: f"{v[0]}x{v[1]}")
 def test_calculators_on_the_site_compute_what_coursekit_computes(site_url, browser, viewport):
-    from support.axe import blocking, run_axe, summary
+    from axe import blocking, run_axe, summary
 
     problems = []
     for calc_id in calc.calculators():
@@ -199,7 +199,7 @@ def test_calculators_on_the_site_compute_what_coursekit_computes(site_url, brows
 @pytest.mark.slow
 @pytest.mark.browser
 def test_calculators_pass_axe_in_dark_mode(site_url, browser):
-    from support.axe import blocking, run_axe, summary
+    from axe import blocking, run_axe, summary
 
     problems = []
     for calc_id in calc.calculators():

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from support.calculators_ui import box, read, slider
+from calculators_ui import box, read, slider
 from coursekit.app.site import calculators as calc
 
 pytestmark = [pytest.mark.browser]

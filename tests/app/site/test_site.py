@@ -18,8 +18,8 @@ import pytest
 from coursekit.app.site.build import site_modules
 from coursekit.app.site.execute import code_fingerprint
 from coursekit.outline import load_outline
-from support.paths import ROOT
-from support.site_build import BOARDS, BUILD_LOG, PAGES, html_path
+from paths import ROOT
+from site_build import BOARDS, BUILD_LOG, PAGES, html_path
 
 SEED_REF = re.compile(r"\bseeds? 0\d\d\b|(?<![-\w])seed_?\d{3}", re.IGNORECASE)
 # Jinja, or a format field such as {annual:,.0f} or {cost.BILL / annual:.0f} (not LaTeX's \text{...}, x_{i}).
@@ -135,8 +135,8 @@ IMG_ALTS = "() => [...document.querySelectorAll('main .cell_output img')].map(i 
 def test_every_page_passes_axe_and_every_figure_has_alt_text(site_url, page):
     """axe-core's WCAG 2.1 A/AA rules on every page of the built site: no serious or critical violation;
     every figure has its text alternative and every table its header cells."""
-    from support.axe import axe_version, blocking, run_axe, summary
-    from support.alt_text import meaningful
+    from axe import axe_version, blocking, run_axe, summary
+    from alt_text import meaningful
 
     problems, counted = [], {}
     for rel in ["index.md", *PAGES, *BOARD_PAGES]:
@@ -191,7 +191,7 @@ def test_site_config_turns_on_mathjax_assistive_output():
 def test_formulas_reach_screen_readers_as_mathml(site_url, page):
     """The site serves its own MathJax (coursekit/app/site/assets.py): every formula gets MathJax's assistive
     MathML, and the page with it still passes axe."""
-    from support.axe import blocking, run_axe, summary
+    from axe import blocking, run_axe, summary
 
     page.goto(urljoin(site_url, "course/m5-co-design/01-inference-aware-scaling.html"))
     formulas = page.locator("main .math").count()
@@ -209,7 +209,7 @@ def test_formulas_reach_screen_readers_as_mathml(site_url, page):
 def test_dark_mode_pages_pass_axe(site_url, browser):
     """The theme follows the reader's dark-mode setting: a representative set of pages (start page, a
     lesson, a lab, a module test, an errata page), audited again in dark mode (contrast included)."""
-    from support.axe import blocking, run_axe, summary
+    from axe import blocking, run_axe, summary
 
     context = browser.new_context(color_scheme="dark")
     page = context.new_page()

@@ -6,7 +6,7 @@ from urllib.parse import urljoin
 
 import pytest
 
-from support.site_build import html_path
+from site_build import html_path
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 FIRST = "course/m1-training-vs-inference/01-what-each-does.ipynb"

@@ -18,7 +18,7 @@ import pytest
 
 from coursekit.quiz.bank import load_all_banks
 from coursekit.quiz.engine import grade, instantiate
-from support.paths import ROOT
+from paths import ROOT
 from coursekit.quiz.engine import correct_response
 
 LESSON = "course/m1-training-vs-inference/02-memory-per-parameter.html"
@@ -82,7 +82,7 @@ def type_number(fieldset, q, right: bool) -> str:
 
 def accessible(page, selector: str) -> str:
     """axe's serious or critical WCAG 2.1 A/AA violations inside `selector`, as text ("" when none)."""
-    from support.axe import blocking, run_axe, summary
+    from axe import blocking, run_axe, summary
 
     return summary(blocking(run_axe(page, {"include": [[selector]]})))
 

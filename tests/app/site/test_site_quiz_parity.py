@@ -22,9 +22,9 @@ from coursekit.quiz.engine import grade, outside_tolerance
 from coursekit.quiz.numbers import UnreadableNumber, read_number
 from coursekit.quiz.widgets import REPEATED_VERDICT
 from coursekit.app.site.quizzes import export_item, lab_modules, outline
-from support.site_js import MALFORMED, node
+from site_js import MALFORMED, node
 
-from support.paths import ROOT, TESTS
+from paths import ROOT, TESTS
 from coursekit.quiz.engine import correct_response
 
 FIXTURES = TESTS / "fixtures" / "quiz"

@@ -9,7 +9,7 @@ import pytest
 
 from coursekit.app.kernel import LANGUAGE_INFO, kernel_env
 from coursekit.app.nbtools import iter_notebooks, strip_notebook
-from support.paths import ROOT
+from paths import ROOT
 
 
 def test_kernel_env_puts_the_course_kernelspec_first(tmp_path):

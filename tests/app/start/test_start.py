@@ -12,7 +12,7 @@ import urllib.request
 import pytest
 
 from conftest import ROOT, free_port
-from support.waiting import wait_for
+from waiting import wait_for
 
 pytestmark = pytest.mark.slow
 

@@ -6,7 +6,7 @@ import subprocess
 
 from coursekit.app.cli import main
 from coursekit.app.work import make_work_copies
-from support.paths import ROOT
+from paths import ROOT
 
 
 def course_copy(tmp_path):

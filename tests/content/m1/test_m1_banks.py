@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from coursekit.quiz.engine import grade, instantiate
-from support.bank_items import bank_item
+from bank_items import bank_item
 
 
 

@@ -8,7 +8,7 @@ import pytest
 from coursekit import hardware
 from coursekit.calc import growth, memory, roofline
 from coursekit.model_configs import LLAMA2_7B, LLAMA2_70B, MISTRAL_7B
-from support.paths import ROOT
+from paths import ROOT
 
 
 # --- roofline basics -------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from autograder.judge.hidden import hidden_cases
 from autograder.judge.reference import reference_function, reference_output
 from autograder.spec import load_spec
 from coursekit.calc import memory, roofline
-from support.paths import ROOT
+from paths import ROOT
 
 LAB = "lab1-roofline"
 SOLUTION = ROOT / "solutions" / LAB / f"{LAB}.ipynb"

@@ -13,8 +13,8 @@ from coursekit.calc import kvcache, memory, roofline, serving_cost
 from coursekit.hardware import H100_SXM
 from coursekit.model_configs import LLAMA2_70B
 from coursekit.sources import SOURCES
-from support.lesson_text import Lessons
-from support.paths import ROOT
+from lesson_text import Lessons
+from paths import ROOT
 
 FOLDER = ROOT / "course" / "m1-training-vs-inference"
 LESSONS = ["01-what-each-does", "02-memory-per-parameter", "03-compute-or-bandwidth", "04-beyond-one-chip"]

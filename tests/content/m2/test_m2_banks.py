@@ -5,7 +5,7 @@ import pytest
 
 from coursekit.calc import roofline
 from coursekit.quiz.engine import grade, instantiate
-from support.bank_items import bank_item
+from bank_items import bank_item
 
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from coursekit.app import doctor
 from coursekit import progress
 from coursekit import progress_report
-from support.paths import ROOT
+from paths import ROOT
 
 
 def test_start_page_lists_module2_lessons_lab_and_test():

@@ -7,7 +7,7 @@ import pytest
 
 from coursekit import hardware
 from coursekit.calc import cluster_plan, parallelism as par, training_run as run
-from support.paths import ROOT
+from paths import ROOT
 
 LAB = "lab2-cluster"
 SOLUTION = ROOT / "solutions" / LAB / f"{LAB}.ipynb"

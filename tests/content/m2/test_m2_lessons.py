@@ -9,8 +9,8 @@ import pytest
 
 from coursekit import hardware
 from coursekit.calc import cluster_plan, parallelism as par, precision, training_run as run
-from support.lesson_text import Lessons
-from support.paths import ROOT
+from lesson_text import Lessons
+from paths import ROOT
 
 FOLDER = ROOT / "course" / "m2-training-chips"
 LESSONS = ["01-training-silicon", "02-parallelism", "03-interconnect", "04-failure-at-scale"]

@@ -7,7 +7,7 @@ import pytest
 from coursekit import hardware
 from coursekit.calc import batching, chips, kvcache
 from coursekit.model_configs import LLAMA2_7B, LLAMA2_70B, LLAMA31_70B
-from support.paths import ROOT
+from paths import ROOT
 
 
 # ---- corrections: variants, one-way links, MLA, Groq's software gains ---------------------------

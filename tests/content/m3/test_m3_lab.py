@@ -62,7 +62,7 @@ def test_grader_rejects_allocator_that_reserves_per_token(solution):
 @pytest.mark.slow
 def test_course_decoder_and_cache_agree_with_hugging_face_llama(solution):
     """Reference check: our model + the solution's cache vs transformers' Llama + its own cache."""
-    from support.hf_models import hf_llama_with_weights_of
+    from hf_models import hf_llama_with_weights_of
 
     from coursekit.nn.decoder import DecoderConfig, build_model
 

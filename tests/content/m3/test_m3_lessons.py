@@ -10,7 +10,7 @@ import pytest
 from coursekit import hardware
 from coursekit.calc import chips, kvcache, roofline
 from coursekit.model_configs import LLAMA2_70B, LLAMA31_70B
-from support.lesson_text import Lessons
+from lesson_text import Lessons
 
 M3 = Lessons("m3-inference-chips")
 LESSONS = ["01-design-axes-and-chips", "02-kv-cache", "03-serving-co-design"]

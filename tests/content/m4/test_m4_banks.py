@@ -5,7 +5,7 @@ from coursekit import prices
 from coursekit.calc import levers
 from coursekit.quiz.bank import pool
 from coursekit.quiz.engine import grade, instantiate
-from support.bank_items import BANKS
+from bank_items import BANKS
 
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from support.jupyterlab_ui import dashboard_notebook, open_notebook, run_all_cells
+from jupyterlab_ui import dashboard_notebook, open_notebook, run_all_cells
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -11,15 +11,15 @@ import pytest
 from coursekit import hardware, prices
 from coursekit.calc import levers, memory, serving_cost, tco
 from coursekit.model_configs import LLAMA2_70B
-from support.lesson_text import Lessons
-from support.paths import ROOT
+from lesson_text import Lessons
+from paths import ROOT
 
 LESSONS = ["01-trained-once-served-forever", "02-cost-per-token", "03-rent-buy-and-split-fleets",
            "04-price-of-a-token"]
 _LESSONS = Lessons("m4-economics")
 
 
-M4 = _LESSONS   # its markdown reads money dollars as `$` (tests/support/lesson_text.py)
+M4 = _LESSONS   # its markdown reads money dollars as `$` (tests/lesson_text.py)
 
 
 @pytest.mark.parametrize("index, name", list(enumerate(LESSONS, 1)))
@@ -163,7 +163,7 @@ def test_doctor_counts_module4_files():
 def test_forward_references_in_modules_1_and_3_link_to_module4_lessons():
     import re
 
-    from support.lesson_text import COURSE
+    from lesson_text import COURSE
 
     for folder, name in (("m1-training-vs-inference", "01-what-each-does"), ("m3-inference-chips", "01-design-axes-and-chips")):
         text = Lessons(folder).markdown(name)

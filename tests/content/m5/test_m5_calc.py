@@ -9,7 +9,7 @@ import torch
 
 from coursekit.calc import cascade, moe, scaling, speculative
 from coursekit.model_configs import DEEPSEEK_V3, MIXTRAL_8X7B
-from support.paths import ROOT
+from paths import ROOT
 
 pytestmark = pytest.mark.float_sensitive   # run again under other kernels and threads (test_portable_floats.py)
 

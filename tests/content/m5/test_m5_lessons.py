@@ -13,8 +13,8 @@ import pytest
 from coursekit.calc import cascade, moe, scaling, speculative
 from coursekit.hardware import H200_SXM
 from coursekit.model_configs import DEEPSEEK_V3, MIXTRAL_8X7B, QWEN3_235B_A22B
-from support.lesson_text import Lessons
-from support.paths import ROOT
+from lesson_text import Lessons
+from paths import ROOT
 
 FOLDER = ROOT / "course" / "m5-co-design"
 LESSONS = ["01-inference-aware-scaling", "02-mixture-of-experts", "03-draft-verify-and-cascades"]

@@ -12,7 +12,7 @@ from autograder.sandbox.child import unavailable
 from autograder.sandbox.policy import Limits
 from autograder.spec import load_spec
 
-from support.lab6_variants import VARIANTS, build
+from lab6_variants import VARIANTS, build
 
 CHEATS_ON_SPEED = ("slow", "clock", "reference", "memoize")     # right tokens, slow engine, a trick to look fast
 CHEATS_ON_TOKENS = ("harness", "fake_tokens")                     # a trick to skip the work

@@ -9,7 +9,7 @@ import pytest
 from coursekit import hardware, prices
 from coursekit.calc import roofline, serving
 from coursekit.quiz.engine import grade, instantiate
-from support.bank_items import bank_item
+from bank_items import bank_item
 
 KV_8B = 2 * 32 * 8 * 128 * 2                      # bytes per token: K and V, 32 layers, 8 KV heads of 128, BF16
 

@@ -13,8 +13,8 @@ from coursekit.calc import memory, serving
 from coursekit.exercises import all_exercises
 from coursekit.exercises.bank import evaluate
 from coursekit.quiz.engine import instantiate
-from support.bank_items import BANKS
-from support.lesson_text import Lessons
+from bank_items import BANKS
+from lesson_text import Lessons
 
 M6 = Lessons("m6-serving-systems")
 LESSONS = ["01-anatomy-of-a-serving-engine", "02-paged-kv-memory", "03-scheduling", "04-the-whole-system"]

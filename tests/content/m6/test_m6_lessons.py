@@ -9,8 +9,8 @@ import pytest
 
 from coursekit import hardware, prices
 from coursekit.calc import memory, roofline, serving, serving_sim
-from support.lesson_text import Lessons
-from support.paths import ROOT
+from lesson_text import Lessons
+from paths import ROOT
 
 M6 = Lessons("m6-serving-systems")
 LESSONS = ["01-anatomy-of-a-serving-engine", "02-paged-kv-memory", "03-scheduling", "04-the-whole-system"]

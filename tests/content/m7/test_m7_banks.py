@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from support.bank_items import bank_item
+from bank_items import bank_item
 
 from coursekit.quiz.engine import grade, instantiate
 

@@ -6,8 +6,8 @@ sentence it pins, so a change to a link, a model shape or a formula that makes t
 from __future__ import annotations
 
 import pytest
-from support.lesson_text import Lessons
-from support.paths import ROOT
+from lesson_text import Lessons
+from paths import ROOT
 
 from coursekit import hardware
 from coursekit.calc import cluster_plan, precision, training_run

@@ -12,7 +12,7 @@ import pytest
 
 from autograder.course import Course
 from autograder.author.new import ensure_course_root, new_lab
-from support.paths import ROOT
+from paths import ROOT
 
 LAB = "broken-lab"
 

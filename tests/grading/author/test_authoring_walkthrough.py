@@ -16,7 +16,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from support.paths import ROOT
+from paths import ROOT
 
 DOC = ROOT / "docs" / "AUTHORING.md"
 STEP = re.compile(r"<!-- walkthrough: (\w+)([^>]*)-->\s*```(\w+)\n(.*?)```", re.S)

@@ -16,7 +16,7 @@ import re
 
 import pytest
 
-from support.pipeline_course import LAB, NB, cli, notebook_text, store_rows
+from pipeline_course import LAB, NB, cli, notebook_text, store_rows
 
 pytestmark = [pytest.mark.timeout(420), pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")]
 
@@ -129,7 +129,7 @@ def test_collect_refuses_pipes_and_device_links_and_never_writes_through_links(c
 
 @pytest.mark.slow
 def test_a_graded_quiz_refuses_pipes_devices_and_folders_and_grades_the_rest(quiz_template, tmp_path):
-    from support.quiz_course import QUIZ, answers_for, copy_course, hand_in, run as grader
+    from quiz_course import QUIZ, answers_for, copy_course, hand_in, run as grader
 
     course = copy_course(quiz_template, tmp_path)
     hand_in(course, "alice", answers=answers_for("alice", 15))

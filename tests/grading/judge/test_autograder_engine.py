@@ -20,8 +20,8 @@ from autograder.judge.flags import scan_source
 from autograder.judge.hidden import check_task, hidden_cases
 from autograder.spec import Case, load_spec
 
-from support.paths import ROOT
-from support.toy_lab import FIXTURES, catalog
+from paths import ROOT
+from toy_lab import FIXTURES, catalog
 
 SPEC = load_spec(catalog.SPEC_FILE)
 
@@ -334,7 +334,7 @@ def test_a_dead_worker_fails_one_submission_and_the_batch_goes_on(tmp_path):
     import signal
 
     from autograder.sandbox.confine import processes_of
-    from support.waiting import wait_for
+    from waiting import wait_for
 
     paths = catalog.write_all(tmp_path, ["hang", "honest"])
     with GradingPool(1, Limits(wall_s=60)) as pool:

@@ -12,8 +12,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from support.hostile_code import ROUTES, UNAVAILABLE
-from support.paths import ROOT
+from hostile_code import ROUTES, UNAVAILABLE
+from paths import ROOT
 
 
 LOCAL_ONLY = "sandbox: the course's reference code is replaced in the grading process only"

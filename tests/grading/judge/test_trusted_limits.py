@@ -12,7 +12,7 @@ import pytest
 
 from autograder.judge import engine
 from autograder.judge.engine import GradingPool, Limits
-from support.pipeline_course import LAB, NB, cli, notebook_text
+from pipeline_course import LAB, NB, cli, notebook_text
 
 pytestmark = pytest.mark.timeout(420)
 

@@ -14,8 +14,8 @@ import shutil
 import sqlite3
 
 import pytest
-from support.lms_emulator import EmulatedLMS
-from support.pipeline_course import BODIES, LAB, NB, cli, copy_course, notebook_text
+from lms_emulator import EmulatedLMS
+from pipeline_course import BODIES, LAB, NB, cli, copy_course, notebook_text
 
 CLASS = [f"st{i:02d}" for i in range(1, 33)]          # 32 graded submissions
 PENDING = "st33"                                      # collected after grading: not graded yet

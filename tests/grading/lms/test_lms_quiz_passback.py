@@ -1,13 +1,13 @@
 """A graded quiz's scores to the LMS: after `autograder quiz grade` of the fixture module test (bank
 m9-module-test, released as a graded quiz), the passback posts each student's score to the line item
-Deep Linking made for it in the emulated LMS (tests/support/lms_emulator.py), never a second one."""
+Deep Linking made for it in the emulated LMS (tests/lms_emulator.py), never a second one."""
 from __future__ import annotations
 
 import json
 
 import pytest
-from support.lms_emulator import EmulatedLMS
-from support.quiz_course import QUIZ, STUDENTS, answers_for, copy_course, hand_in, run
+from lms_emulator import EmulatedLMS
+from quiz_course import QUIZ, STUDENTS, answers_for, copy_course, hand_in, run
 
 pytestmark = pytest.mark.slow
 RIGHT = {"alice": 15, "bob": 12, "carol": 4}        # questions answered right, of 15

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from support.lms_emulator import EmulatedLMS
+from lms_emulator import EmulatedLMS
 
 from autograder.lms.passback import roster
 from coursekit.app.lti import keys

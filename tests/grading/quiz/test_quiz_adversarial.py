@@ -9,7 +9,7 @@ import pytest
 
 from autograder.quiz.assignment import student_questions
 from autograder.quiz.scoring import score_answer
-from support.quiz_course import BANKS, QUIZ, SECRET, answers_for, copy_course, everything_written, hand_in, run, status_rows
+from quiz_course import BANKS, QUIZ, SECRET, answers_for, copy_course, everything_written, hand_in, run, status_rows
 
 pytestmark = pytest.mark.slow
 

@@ -13,7 +13,7 @@ import nbformat
 import pytest
 
 from autograder.quiz.assignment import student_questions
-from support.quiz_course import (BANK, BANKS, QUIZ, ROOT, SECRET, STUDENTS, answers_for, copy_course, hand_in, nbgrader_grades,
+from quiz_course import (BANK, BANKS, QUIZ, ROOT, SECRET, STUDENTS, answers_for, copy_course, hand_in, nbgrader_grades,
                          questions, run, status_rows)
 
 pytestmark = pytest.mark.slow

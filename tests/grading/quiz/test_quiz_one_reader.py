@@ -98,7 +98,7 @@ def test_keys_that_are_not_plain_question_numbers_are_never_guessed(source, reas
 @pytest.mark.slow
 def test_no_answer_value_leaves_a_graded_quiz_pending(quiz_template, tmp_path):
     """Through `autograder grade`: each ends graded or failed with a reason, and a rerun has nothing to do."""
-    from support.quiz_course import QUIZ, answers_for, copy_course, hand_in, questions, run
+    from quiz_course import QUIZ, answers_for, copy_course, hand_in, questions, run
 
     course = copy_course(quiz_template, tmp_path)
     right = answers_for("alice", 15)

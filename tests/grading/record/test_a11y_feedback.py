@@ -6,8 +6,8 @@ from __future__ import annotations
 import nbformat
 import pytest
 
-from support.axe import axe_version, blocking, run_axe, summary
-from support.pipeline_course import LAB, cli, write_folder
+from axe import axe_version, blocking, run_axe, summary
+from pipeline_course import LAB, cli, write_folder
 
 
 @pytest.mark.browser
@@ -53,7 +53,7 @@ def test_a_long_verdict_line_wraps_inside_its_box(browser):
     from traitlets.config import Config
     from nbformat.v4 import new_code_cell, new_notebook, new_output
     from autograder.record.feedback_html import make_accessible
-    from support.nbgrader_feedback import feedback_page
+    from nbgrader_feedback import feedback_page
 
     cell = new_code_cell("check_add()", outputs=[new_output("stream", name="stdout", text=VERDICT + "\n"),
                                                  new_output("error", ename="AssertionError", evalue=VERDICT, traceback=[VERDICT])])

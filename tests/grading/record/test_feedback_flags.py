@@ -15,7 +15,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell
 
-from support.pipeline_course import LAB, NB, cli, env, notebook_text
+from pipeline_course import LAB, NB, cli, env, notebook_text
 
 # a key the static scan flags (`*SECRET*`), chosen by the student: the flag quotes it
 PROBE = "SECRET<img src=x onerror=alert(1)>"

@@ -18,8 +18,8 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output, new_raw_cell
 
-from support.nbgrader_feedback import feedback_page
-from support.pipeline_course import LAB, NB, ROOT, cli, env, notebook_text
+from nbgrader_feedback import feedback_page
+from pipeline_course import LAB, NB, ROOT, cli, env, notebook_text
 
 PNG = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
 HONEST = f"""## Results of the sweep

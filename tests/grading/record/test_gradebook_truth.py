@@ -13,7 +13,7 @@ import zipfile
 
 import pytest
 
-from support.quiz_course import QUIZ, answers_for, copy_course, hand_in, nbgrader_grades, run
+from quiz_course import QUIZ, answers_for, copy_course, hand_in, nbgrader_grades, run
 
 pytestmark = pytest.mark.slow
 

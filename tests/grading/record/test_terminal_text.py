@@ -9,7 +9,7 @@ import sys
 import nbformat
 import pytest
 
-from support.pipeline_course import LAB, NB, generate_course
+from pipeline_course import LAB, NB, generate_course
 
 ESCAPES = "\x1b]0;pwned\x07\x1b[2J\r\u202e"
 

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from support.paths import ROOT
-from support.private_course import LAB, NB, private_folder, run
+from paths import ROOT
+from private_course import LAB, NB, private_folder, run
 
 SPEC_MARK = "def _add_case(rng)"          # a hidden-case generator: text of the toy lab's spec.py
 
@@ -136,7 +136,7 @@ def test_a_lab_released_before_it_is_generated_is_refused_at_release_time(tmp_pa
 
 @pytest.mark.slow
 def test_a_graded_quiz_releases_its_notebook_alone(quiz_template, tmp_path):
-    from support.quiz_course import QUIZ, copy_course
+    from quiz_course import QUIZ, copy_course
 
     course = copy_course(quiz_template, tmp_path)
     source = course / "solutions" / QUIZ

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from support.paths import ROOT
+from paths import ROOT
 
 
 def test_the_log_names_the_released_page_that_exists(tmp_path):

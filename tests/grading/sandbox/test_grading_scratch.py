@@ -12,9 +12,9 @@ import psutil
 import pytest
 
 from autograder.sandbox.scratch import private_folder, sweep
-from support.hub_server import wait_for
-from support.marks import needs_root
-from support.pipeline_course import HONEST, LAB, cli, env, store_rows, write_folder
+from hub_server import wait_for
+from marks import needs_root
+from pipeline_course import HONEST, LAB, cli, env, store_rows, write_folder
 
 
 def dead_pid() -> int:

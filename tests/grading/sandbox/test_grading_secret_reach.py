@@ -14,8 +14,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from support.paths import ROOT
-from support.quiz_course import everything_written
+from paths import ROOT
+from quiz_course import everything_written
 
 LAB = "toy-pipeline"
 SECRET = "lab-secret-never-shown-5d1e"

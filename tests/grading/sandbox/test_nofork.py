@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from autograder.sandbox import nofork
-from support.paths import ROOT
+from paths import ROOT
 
 FILTERED = """
 import ctypes, os, subprocess, sys, threading

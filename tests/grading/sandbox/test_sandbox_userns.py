@@ -2,7 +2,7 @@
 namespace, reaches nothing of the instructor's, leaves nothing running, and a grader that cannot confine
 refuses unless told --unconfined (autograder/sandbox/userns.py, docs/SANDBOX.md).
 
-Each test grades as `nobody` through tests/support/grade_as_user.py. A hostile cell probes one thing per bit and
+Each test grades as `nobody` through tests/grade_as_user.py. A hostile cell probes one thing per bit and
 ends the process with exit status 1 + the bits of what worked, which the result's reason carries: so a
 confined run must say "status 1", and the same notebook run unconfined proves each probe can succeed.
 """
@@ -21,9 +21,8 @@ from pathlib import Path
 import pytest
 
 from coursekit.app.hub.accounts import make_reachable
-from support.keyring_probes import KEYRING_WRAPPER, PROBE_KEYS
-from support.hostile_code import PROBE, ROUTES, UNAVAILABLE
-from support.paths import ROOT, TESTS
+from hostile_code import PROBE, ROUTES, UNAVAILABLE
+from paths import ROOT, TESTS
 
 pytestmark = pytest.mark.slow
 LAB = "toy-pipeline"
@@ -106,7 +105,7 @@ def grade(course: Path, cells: list[str], wrapper: tuple[str, ...] = (), solutio
     os.chown(job, NOBODY.pw_uid, NOBODY.pw_gid)
     env = [f"HOME={course / 'out'}", "PATH=/usr/bin:/bin", f"COURSE_ROOT={course}"]
     user = ("runuser", "-u", "nobody", "--") if not wrapper else wrapper
-    done = subprocess.run([*user, "env", "-i", *env, sys.executable, str(ROOT / "tests" / "support" / "grade_as_user.py"),
+    done = subprocess.run([*user, "env", "-i", *env, sys.executable, str(ROOT / "tests" / "grade_as_user.py"),
                            str(job)], capture_output=True, text=True, timeout=600, cwd=course)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -219,7 +218,7 @@ def lab6(course):
 
 def _lab6_variant(course: Path, lab6: Path, name: str) -> dict:
     import nbformat
-    from support.lab6_variants import VARIANTS
+    from lab6_variants import VARIANTS
 
     nb = nbformat.read(lab6 / "lab6-serving.ipynb", as_version=4)
     cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "impl_batching")
@@ -248,13 +247,3 @@ def test_without_root_forking_sleeping_or_clearing_hooks_gains_nothing(course, l
     if name == "fork_server":
         assert "fork: started a process in a timed run of test_batching (refused; the task fails on speed)" \
             in graded["flags"], graded["flags"]
-
-
-def test_a_notebook_graded_without_root_finds_no_key_of_the_grader_and_leaves_none(course):
-    cell = PROBE_KEYS + "os._exit(1 + int(found))\n"
-    wrapper = course / "out" / "keyring_wrapper.py"               # where nobody can read it
-    wrapper.write_text(KEYRING_WRAPPER)
-    wrapper.chmod(0o644)
-    run_as = ("runuser", "-u", NOBODY.pw_name, "--", sys.executable, str(wrapper))
-    assert exit_bits(grade(course, [cell], wrapper=run_as)) == 0       # grade() fails on exit 3 (planted)
-    assert exit_bits(grade(course, [cell], wrapper=run_as, isolate=False)) == 0

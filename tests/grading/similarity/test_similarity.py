@@ -1,6 +1,6 @@
 """`autograder similarity LAB`: renamed, reordered and re-spaced copies are found, independent honest
 solutions are not paired, reference code pasted under another name is found, and hostile or unreadable
-submissions are skipped with a reason and shown escaped, never run (tests/support/similarity_corpus.py)."""
+submissions are skipped with a reason and shown escaped, never run (tests/similarity_corpus.py)."""
 from __future__ import annotations
 
 import json
@@ -12,8 +12,8 @@ import sys
 
 import pytest
 
-from support.paths import ROOT
-from support import similarity_corpus as corpus
+from paths import ROOT
+import similarity_corpus as corpus
 from autograder.similarity.fingerprint import K, W, kgram_hashes, tokens, winnow
 
 sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "autograder"))
@@ -207,7 +207,7 @@ def test_hostile_corpus_skips_what_it_cannot_read_and_shows_the_rest_escaped(hos
 @pytest.mark.browser
 @pytest.mark.slow
 def test_page_passes_axe(lab3, tmp_path, browser):
-    from support.axe import blocking, run_axe, summary
+    from axe import blocking, run_axe, summary
     from autograder.similarity.page import render
 
     path = tmp_path / "similarity.html"

@@ -9,7 +9,7 @@ import torch
 from coursekit.calc import memory
 from coursekit.model_configs import LLAMA2_7B
 from coursekit.nn.decoder import DecoderConfig, DecoderLayer, MLP
-from support.paths import ROOT
+from paths import ROOT
 
 
 def saved_values(module: torch.nn.Module, *inputs: torch.Tensor) -> int:

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from support.pipeline_course import LAB, NB, cli, env, notebook_text
+from pipeline_course import LAB, NB, cli, env, notebook_text
 
 
 @pytest.mark.slow

@@ -7,8 +7,8 @@ import re
 import nbformat
 import pytest
 
-from support.notebook_runner import execute_notebook
-from support.pipeline_course import NB, SIGNATURES, env, notebook_text
+from notebook_runner import execute_notebook
+from pipeline_course import NB, SIGNATURES, env, notebook_text
 
 pytestmark = pytest.mark.slow
 

@@ -12,8 +12,8 @@ import urllib.request
 import nbformat
 import pytest
 
-from support.notebook_runner import execute_notebook
-from support.pipeline_course import BODIES, LAB, NB, SIGNATURES, cli, env, notebook_text
+from notebook_runner import execute_notebook
+from pipeline_course import BODIES, LAB, NB, SIGNATURES, cli, env, notebook_text
 
 pytestmark = pytest.mark.slow
 

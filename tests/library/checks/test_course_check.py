@@ -13,7 +13,7 @@ import nbformat
 import pytest
 
 from coursekit.checks import selfcheck, visible
-from support.paths import ROOT
+from paths import ROOT
 
 LAB = "lab2-cluster"   # plain arithmetic: a check of it is quick
 NO_GRADER = "import sys; sys.modules['autograder'] = None; from coursekit.app.cli import main; sys.exit(main(sys.argv[1:]))"

@@ -14,7 +14,7 @@ from nbclient.exceptions import CellExecutionError
 
 from coursekit.app.kernel_client import kernel_config
 from coursekit.what_works import given_cells
-from support.paths import ROOT
+from paths import ROOT
 
 LABS = sorted(p.name for p in (ROOT / "labs").iterdir() if (p / f"{p.name}.ipynb").is_file())
 

@@ -13,10 +13,10 @@ import pytest
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402 - after matplotlib.use('Agg'), which must come first
 
-from support.alt_text import meaningful  # noqa: E402 - after matplotlib.use('Agg'), which must come first
+from alt_text import meaningful  # noqa: E402 - after matplotlib.use('Agg'), which must come first
 from coursekit import figures  # noqa: E402 - after matplotlib.use('Agg'), which must come first
 from coursekit.figure_text import describe_figure, number, style_problems  # noqa: E402 - after matplotlib.use('Agg'), which must come first
-from support.paths import ROOT
+from paths import ROOT
 
 NOTEBOOKS = sorted((ROOT / "course").glob("m*/[0-9]*.ipynb")) + sorted((ROOT / "solutions").glob("*/*.ipynb"))
 IMG = re.compile(r"<img\b[^>]*?\balt=\"([^\"]*)\"", re.S)

@@ -10,7 +10,7 @@ import yaml
 
 from coursekit import hints
 from coursekit.hints import hint_ladder
-from support.paths import ROOT
+from paths import ROOT
 
 PROMPTS = yaml.safe_load(hints.TEXTS.read_text())
 

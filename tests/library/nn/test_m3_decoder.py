@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from coursekit.nn.decoder import DecoderConfig, build_model, greedy_generate
-from support.hf_models import hf_llama_with_weights_of
+from hf_models import hf_llama_with_weights_of
 
 pytestmark = pytest.mark.float_sensitive   # run again under other kernels and threads (test_portable_floats.py)
 

@@ -9,7 +9,7 @@ import pytest
 
 from coursekit import progress
 from coursekit.progress_report import DONE, IN_PROGRESS, MEANING, NOT_STARTED, course_report, format_report, report_html
-from support.paths import ROOT
+from paths import ROOT
 
 
 NO_EXERCISES = "; exercises: 0 of 3 answered and revealed"   # each lesson has three (tests/content/test_exercises.py)

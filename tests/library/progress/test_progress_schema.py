@@ -9,7 +9,7 @@ import pytest
 
 from coursekit import progress
 from coursekit.progress_schema import problems, schema
-from support.site_js import node
+from site_js import node
 
 GOOD = {"schema": 1, "learner": "abc", "recovered": [],
         "quizzes": {"m1-l1": {"module": "m1", "attempts": [

@@ -12,7 +12,7 @@ from coursekit import progress
 from coursekit.progress_report import course_report
 from coursekit.app.progress_transfer import export_file, import_file
 
-from support.paths import ROOT
+from paths import ROOT
 from coursekit.quiz.engine import correct_response
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from coursekit import progress, progress_report
 from coursekit.app.progress_cli import register
-from support.paths import ROOT
+from paths import ROOT
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import pytest
 from coursekit.quiz import check_banks, load_all_banks, load_bank
 from coursekit.quiz.bank import BankError, bank_files, resolve_bank, scan_banks
 from coursekit.app.quiz_cli import register
-from support.paths import ROOT, TESTS
+from paths import ROOT, TESTS
 
 QUIZZES = ROOT / "quizzes"
 FIXTURES = TESTS / "fixtures" / "quiz"

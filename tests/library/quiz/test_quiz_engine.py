@@ -10,7 +10,7 @@ from coursekit.quiz.bank import pool
 from coursekit.quiz.engine import (ItemError, build_quiz, derive_seed, draw, grade, instantiate, key_text,
                                    render)
 from autograder.quiz.scoring import to_response
-from support.paths import TESTS
+from paths import TESTS
 from coursekit.quiz.engine import correct_response
 
 FIXTURES = TESTS / "fixtures" / "quiz"

@@ -18,8 +18,8 @@ from coursekit.quiz.engine import Outcome, Question, build_quiz, grade, instanti
 from coursekit.quiz.items import ITEM_TYPES, ItemModel, NotebookView, WidgetView, register, site_scripts
 from coursekit.quiz.selftest import check_banks
 from coursekit.app.site.quizzes import export_item, types_script
-from support.paths import ROOT
-from support.site_js import node
+from paths import ROOT
+from site_js import node
 
 REPO = ROOT
 ITEMS = REPO / "coursekit" / "quiz" / "items"

@@ -11,7 +11,7 @@ from coursekit.quiz import load_all_banks, show_module_test, show_quiz
 from coursekit.quiz.bank import pool
 from coursekit.quiz.engine import build_quiz
 from coursekit.quiz.numbers import UnreadableNumber, parse_number, read_number
-from support.paths import ROOT, TESTS
+from paths import ROOT, TESTS
 from coursekit.quiz.engine import correct_response
 
 GOOD = TESTS / "fixtures" / "quiz" / "good"
@@ -95,7 +95,7 @@ def test_the_number_reader_reads_the_same_in_python_and_the_browser():
     """The course website's port of this reader (coursekit/app/site/static/quiz-engine.js, run in node):
     read_number over every unit a bank uses and a table of spellings: the same value, the same
     'Read your answer as' line, or the same message why not."""
-    from support.site_js import MALFORMED, node
+    from site_js import MALFORMED, node
 
     banks = load_all_banks(ROOT / "quizzes")
     units = sorted({it.units for b in banks.values() for it in b.items if it.type in ("numeric", "param")} | {""})

@@ -8,7 +8,7 @@ import pytest
 from coursekit.quiz.bank import load_all_banks, read_bank
 from coursekit.quiz.engine import instantiate
 from coursekit.quiz.selftest import check_item, implausible
-from support.paths import ROOT
+from paths import ROOT
 
 BANKS = load_all_banks(ROOT / "quizzes")
 NUMERIC = [i for b in BANKS.values() for i in b.items if i.type in ("numeric", "param")]

@@ -7,8 +7,8 @@ import pytest
 
 from coursekit import progress
 from coursekit.quiz import show_module_test, show_quiz
-from support.paths import TESTS
-from support.quiz_ui import wrong_response
+from paths import TESTS
+from quiz_ui import wrong_response
 from coursekit.quiz.engine import correct_response
 
 FIXTURES = TESTS / "fixtures" / "quiz"

@@ -7,7 +7,7 @@ import pytest
 
 from coursekit.serving.engine import MILESTONES, milestone_engine
 
-from support.serving_engine import BS, VOCAB, accounting, assert_identical, drive, pair  # noqa: F401 - pair: the fixture
+from test_serving_engine import BS, VOCAB, accounting, assert_identical, drive, pair  # noqa: F401  (the fixture)
 
 pytestmark = pytest.mark.float_sensitive
 

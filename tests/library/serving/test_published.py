@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from coursekit.serving import published
-from support.paths import ROOT
+from paths import ROOT
 
 RESULTS = (ROOT / "benchmarks" / "RESULTS.md").read_text(encoding="utf-8")
 

@@ -10,12 +10,18 @@ from coursekit.nn.decoder import DecoderConfig, build_model
 from coursekit.nn.draft import build_draft_pair
 from coursekit.serving.blocks import BlockAllocator, OutOfBlocks, PrefixIndex, block_hash
 from coursekit.serving.engine import ServingEngine, EngineConfig, milestone_engine
-from coursekit.serving.identical import MARGIN, check_identical
+from coursekit.serving.identical import MARGIN, check_identical, reference_decode
 from coursekit.serving.naive import NaiveEngine
 
-from support.serving_engine import BS, VOCAB, accounting, assert_identical, drive, pair, reference  # noqa: F401 - pair: the fixture
-
 pytestmark = pytest.mark.float_sensitive   # run again under other kernels and threads (test_portable_floats.py)
+
+VOCAB, BS = 64, 4
+
+
+@pytest.fixture(scope="module")
+def pair():
+    return build_draft_pair(seed=5, n_layers=3, draft_layers=1, vocab_size=VOCAB, d_model=32)
+
 
 def mixed_requests(seed=0, n=10):
     """Varied lengths; half open with one of two 9-token system prompts (two full blocks shared)."""
@@ -26,6 +32,37 @@ def mixed_requests(seed=0, n=10):
         head = systems[i % 2] if i % 3 else []
         out.append((head + [rng.randrange(VOCAB) for _ in range(rng.randint(1, 14))], rng.randint(1, 10)))
     return out
+
+
+def drive(engine, requests, check=None):
+    """Add everything, step to the end; `check(engine)` after every step. -> outputs in request order."""
+    ids = [engine.add_request(p, n) for p, n in requests]
+    outs = {rid: [] for rid in ids}
+    while engine.has_unfinished():
+        step = engine.step()
+        for rid, new in step.new_tokens.items():
+            outs[rid] += new
+        if check:
+            check(engine)
+    return [outs[rid] for rid in ids]
+
+
+_REFERENCES = {}
+
+
+def reference(model, prompt, n):
+    """reference_decode, once per model, prompt and length in this module (it is the slow part)."""
+    key = (id(model), tuple(prompt), n)
+    if key not in _REFERENCES:
+        _REFERENCES[key] = reference_decode(model, prompt, n)
+    return _REFERENCES[key]
+
+
+def assert_identical(model, requests, outputs):
+    for i, ((prompt, n), got) in enumerate(zip(requests, outputs)):
+        want, logits = reference(model, prompt, n)
+        message = check_identical(got, want, logits)
+        assert message is None, f"request {i}: {message}"
 
 
 def engines(target, draft, num_blocks=64):
@@ -154,6 +191,19 @@ def test_an_entry_under_a_forgotten_parent_gives_way():
 def test_block_hash_chains_the_prefix():
     assert block_hash(block_hash(0, [1, 2]), [3, 4]) != block_hash(block_hash(0, [9, 9]), [3, 4])
     assert block_hash(0, (1, 2)) == block_hash(0, [1, 2])
+
+
+def accounting(engine):
+    """The invariants after every step: each running request holds exactly the blocks its cached
+    positions need, each block's count is its number of holders, and nothing else is held."""
+    held = {}
+    for req in engine.scheduler.running:
+        assert len(req.blocks) == math.ceil(req.num_computed / engine.config.block_size), req
+        for block in req.blocks:
+            held[block] = held.get(block, 0) + 1
+    assert engine.block_manager.allocator.num_used == len(held)
+    for block, count in enumerate(engine.block_manager.allocator.refcount):
+        assert count == held.get(block, 0)
 
 
 @pytest.mark.parametrize("milestone", [2, 3, 4])

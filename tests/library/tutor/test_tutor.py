@@ -8,7 +8,7 @@ import urllib.error
 
 import pytest
 
-from support.tutor_endpoint import RecordingEndpoint
+from tutor_endpoint import RecordingEndpoint
 
 from coursekit.app.cli import main as course
 from coursekit.tutor import usage

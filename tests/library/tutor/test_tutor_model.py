@@ -1,6 +1,6 @@
 """The tutor end to end against a real OpenAI-compatible server (`transformers serve`) running tiny
-models the tests build (tests/support/tutor_model.py): the context it sends, the streamed reply, and the
-guardrails, with a recording front (tests/support/tutor_endpoint.py) that keeps every request on its way."""
+models the tests build (tests/tutor_model.py): the context it sends, the streamed reply, and the
+guardrails, with a recording front (tests/tutor_endpoint.py) that keeps every request on its way."""
 from __future__ import annotations
 
 import json
@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from support.tutor_course import instructor_fragments, leaks, tutor_course
-from support.tutor_endpoint import RecordingEndpoint
-from support.tutor_model import build_model, model_server
+from tutor_course import instructor_fragments, leaks, tutor_course
+from tutor_endpoint import RecordingEndpoint
+from tutor_model import build_model, model_server
 
 from coursekit.tutor.config import TutorConfig
 from coursekit.tutor.guard import WITHHELD

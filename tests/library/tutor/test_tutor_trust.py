@@ -1,6 +1,6 @@
 """The tutor's trust line: every request it sends, for every lab and every task, is inspected, and none
 may carry text from solutions/, a spec, a hidden test or case, an unrevealed hint rung or the grading secret.
-The requests go to a recording endpoint (tests/support/tutor_endpoint.py); the model's answer is beside the point."""
+The requests go to a recording endpoint (tests/tutor_endpoint.py); the model's answer is beside the point."""
 from __future__ import annotations
 
 import json
@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from support.tutor_course import instructor_fragments, leaks, tutor_course
-from support.tutor_endpoint import RecordingEndpoint
+from tutor_course import instructor_fragments, leaks, tutor_course
+from tutor_endpoint import RecordingEndpoint
 
 from coursekit.outline import lab_ids
 from coursekit.tutor.allowlist import NotAllowed, why_denied

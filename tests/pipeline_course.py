@@ -17,7 +17,7 @@ from pathlib import Path
 
 import nbformat
 
-from support.paths import ROOT, TESTS
+from paths import ROOT, TESTS
 
 FIXTURE = TESTS / "fixtures" / "pipeline"
 LAB = "toy-pipeline"

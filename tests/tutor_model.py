@@ -18,7 +18,7 @@ import urllib.request
 from pathlib import Path
 
 from conftest import free_port
-from support.waiting import wait_for
+from waiting import wait_for
 
 CHAT_TEMPLATE = ("{% for m in messages %}<s>{{ m['role'] }}: {{ m['content'] }}</s>\n{% endfor %}"
                  "{% if add_generation_prompt %}<s>assistant: {% endif %}")

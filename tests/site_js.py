@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-RUNNER = Path(__file__).parents[1] / "site_js" / "run.js"
+RUNNER = Path(__file__).parent / "site_js" / "run.js"
 # Typed answers of every kind, readable or not, that both engines must read alike.
 MALFORMED = ["abc", "", "   ", "1e999", "-1e999", "1,2,3", "12 apples", "--5", "five", "1..5", "1,5,0", "3 4",
              "$$5", "∞", "nan", "inf", "1e", "0x10", "1/2", "½", "x" * 101, "١٢٣", "٧٣٠ GB", "7_000", "−5",

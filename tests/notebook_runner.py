@@ -17,8 +17,8 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError
 
 from coursekit.app.kernel_client import kernel_config
-from support.paths import ROOT
-from support.run_once import locked
+from paths import ROOT
+from run_once import locked
 
 
 class NotebookFailed(AssertionError):

@@ -16,7 +16,7 @@ from typing import Callable
 
 import nbformat
 
-from support.paths import ROOT
+from paths import ROOT
 
 LAB = "lab5-moe"
 MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")

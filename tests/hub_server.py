@@ -26,7 +26,7 @@ import requests
 from conftest import ROOT, free_port
 from coursekit.app.hub.classroom import Layout
 from coursekit.app.hub.config import server_environment
-from support.waiting import wait_for
+from waiting import wait_for
 
 PASSWORD = "class-password-1"
 PIPELINE = ROOT / "tests" / "fixtures" / "pipeline"

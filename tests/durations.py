@@ -15,7 +15,7 @@ import json
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-TABLE = Path(__file__).resolve().parents[1] / "durations.json"
+TABLE = Path(__file__).resolve().parent / "durations.json"
 
 
 def load(table: Path = TABLE) -> dict[str, float]:

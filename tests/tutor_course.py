@@ -18,7 +18,7 @@ from pathlib import Path
 import yaml
 
 from autograder.spec import SPEC_FILE
-from support.paths import ROOT
+from paths import ROOT
 
 BLOCK = re.compile(r"### BEGIN (SOLUTION|HIDDEN TESTS)(.*?)### END \1", re.S)
 

@@ -14,7 +14,7 @@ import socket
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import nbformat  # noqa: E402 - imported after the sys.path set-up above
 

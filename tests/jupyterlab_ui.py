@@ -7,7 +7,7 @@ import uuid
 
 import nbformat
 
-from support.waiting import wait_for
+from waiting import wait_for
 
 
 def open_notebook(page, server, path: str) -> None:

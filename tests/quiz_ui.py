@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from coursekit.quiz.bank import pool
 from coursekit.quiz.engine import build_quiz
-from support.paths import TESTS
+from paths import TESTS
 from coursekit.quiz.engine import correct_response
 
 GOOD = TESTS / "fixtures" / "quiz" / "good"

@@ -1,10 +1,10 @@
 """The LTI hub the tests/app/hub/test_hub_lti*.py files launch into: `course hub --roster CSV --lti-config FILE`
 (a roster of one, ada, and a course with the toy lab and a graded module test released in labs/ for
-Deep Linking), the emulated LMS (tests/support/lms_emulator.py) it trusts, and a launch as the LMS makes one.
+Deep Linking), the emulated LMS (tests/lms_emulator.py) it trusts, and a launch as the LMS makes one.
 
 Each test file that imports the `lms` and `hub` fixtures gets one hub for its tests (a hub takes a minute
 or two to start on a loaded machine); its accounts are cth<hex>-* and removed at the end
-(tests/support/hub_server.py).
+(tests/hub_server.py).
 """
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ import subprocess
 import pytest
 import requests
 
-from support.lms_emulator import EmulatedLMS
-from support.quiz_course import QUIZ
+from lms_emulator import EmulatedLMS
+from quiz_course import QUIZ
 
 NEWCOMERS = ("eve", "ted", "tia", "bad")       # arrive by LTI only (not in the roster)
 
@@ -32,7 +32,7 @@ def lms():
 
 @pytest.fixture(scope="module")
 def hub(lms, tmp_path_factory, quiz_template):
-    from support.hub_server import CLASS_LAB, class_course, make_hub
+    from hub_server import CLASS_LAB, class_course, make_hub
 
     course = class_course(tmp_path_factory.mktemp("lti-course"))
     released = course / "labs" / CLASS_LAB            # what Deep Linking offers: the released labs

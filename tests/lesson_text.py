@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import nbformat
 
-from support.paths import ROOT
+from paths import ROOT
 
 COURSE = ROOT / "course"
 # How lesson markdown writes a dollar of money: a bare or escaped `$` pairs up as MathJax math in

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import nbformat
 
-from support.paths import ROOT
+from paths import ROOT
 
 LAB, NB = "lab6-serving", "lab6-serving.ipynb"
 SECRET = "lab6-class-secret"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import nbformat
 
-from support.paths import ROOT
+from paths import ROOT
 
 SOLUTION = ROOT / "solutions" / "lab6-serving" / "lab6-serving.ipynb"
 

@@ -16,12 +16,12 @@ import nbformat
 
 from coursekit.app.site.build import site_modules
 from coursekit.app.site.execute import HASH_KEY, code_fingerprint, is_current, source_hash
-from support.paths import ROOT, TESTS
+from paths import ROOT, TESTS
 
 PAGES = [page for module in site_modules(ROOT) for page in module.pages]
 BOARDS = TESTS / "fixtures" / "leaderboard"      # a class's published board, built into the site
 # The one notebook `course site` executes itself here; every other page comes from the session's
-# executed notebooks (tests/support/notebook_runner.py), which the lesson and lab tests run anyway.
+# executed notebooks (tests/notebook_runner.py), which the lesson and lab tests run anyway.
 SITE_EXECUTES = "course/m1-training-vs-inference/01-what-each-does.ipynb"
 BUILD_LOG: dict[str, str] = {}   # the `course site` run's stderr, for the warning test
 

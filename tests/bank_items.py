@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from coursekit.quiz.bank import load_all_banks
-from support.paths import ROOT
+from paths import ROOT
 
 BANKS = load_all_banks(ROOT / "quizzes")
 

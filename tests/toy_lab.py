@@ -6,7 +6,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "autograder"
+FIXTURES = Path(__file__).parent / "fixtures" / "autograder"
 
 
 def _load():

@@ -15,7 +15,7 @@ import shutil
 import textwrap
 from pathlib import Path
 
-from support.paths import ROOT
+from paths import ROOT
 
 LAB = "lab3-kv-cache"
 NB = f"{LAB}.ipynb"

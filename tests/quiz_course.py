@@ -12,7 +12,7 @@ from pathlib import Path
 import nbformat
 
 from autograder.quiz.assignment import META, student_questions
-from support.paths import ROOT
+from paths import ROOT
 from coursekit.quiz.engine import correct_response
 
 BANKS = ROOT / "tests" / "fixtures" / "quiz" / "good"

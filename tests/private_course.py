@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from support.paths import ROOT, TESTS
+from paths import ROOT, TESTS
 
 FIXTURE = TESTS / "fixtures" / "pipeline"
 LAB = "private-toy"            # no lab of this name exists in the checkout: it can only come from the root
