@@ -8,19 +8,15 @@ started, and only those, is still below it, whoever else runs tests on the machi
 """
 from __future__ import annotations
 
-import ctypes
 import os
 import signal
 import time
 from pathlib import Path
 
-PR_SET_CHILD_SUBREAPER = 36     # <linux/prctl.h>
+from autograder.sandbox.confine import become_subreaper, reap  # noqa: F401 - become_subreaper: for conftest
+
 # Python's own helpers, which end when the interpreter that started them exits
 AT_EXIT_HELPERS = ("multiprocessing.resource_tracker", "multiprocessing.forkserver")
-
-
-def become_subreaper() -> bool:
-    return ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
 
 
 def _stat(pid: int) -> tuple[int, str] | None:
@@ -54,17 +50,6 @@ def descendants(root: int | None = None) -> dict[int, str]:
             below[pid] = command_line(pid)
         todo += children.get(pid, [])
     return below
-
-
-def reap() -> None:
-    """Collect the exit status of orphans handed to this process (it is their parent now)."""
-    while True:
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
 
 
 def leftovers(grace: float = 10.0) -> dict[int, str]:

@@ -11,19 +11,11 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 import requests
-from lms_emulator import EmulatedLMS
-from lti_hub import hub_users, unix_account
+from lti_hub import hub_users, lms, unix_account  # noqa: F401 - lms: the emulated LMS fixture
 
 pytestmark = pytest.mark.slow
 
 PUBLIC = "https://hub.example.edu"
-
-
-@pytest.fixture(scope="module")
-def lms():
-    running = EmulatedLMS().start()
-    yield running
-    running.stop()
 
 
 @pytest.fixture(scope="module")
